@@ -1,0 +1,135 @@
+/**
+ * What a running tool call holds outside its machine context: the tool object, the parsed input,
+ * the abort controller, the output. Context stays plain JSON; this is looked up by actor.
+ */
+import type { AnyActorRef } from 'xstate'
+import type { ToolResultBlock } from '../events/event.schema.js'
+import type { ToolCallContext, ToolCallEvent } from '../machines/tool-call.types.js'
+import type { EventLog, ToolPorts } from '../ports.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
+import type { Tool, ToolContext } from '../tools/tool.types.js'
+import type { HookRunner } from './hooks.js'
+import type { PermissionPolicy } from './permission.js'
+
+/** Per-kernel services the steps use. */
+export interface CallServices {
+  readonly registry: ToolRegistry
+  readonly log: EventLog
+  readonly cwd: string
+  readonly ports: ToolPorts
+  readonly hooks: HookRunner
+  readonly permissions: PermissionPolicy
+  /** Called for each progress report, after it is logged (the streaming `updates()` feed). */
+  readonly onProgress?: (turnId: string, toolUseId: string, data: unknown) => void
+}
+
+export interface CallEnv {
+  readonly services: CallServices
+  readonly rawInput: unknown
+  /** Set by stream intake when the input JSON did not parse. */
+  readonly inputError: string | undefined
+  readonly controller: AbortController
+  readonly progress: unknown[]
+  tool?: Tool
+  input?: unknown
+  output?: unknown
+  block?: ToolResultBlock
+  emitted: boolean
+  toolContext?: ToolContext
+}
+
+/** What every step receives: the machine's context, the actor, and the call's environment. */
+export interface StepArgs {
+  context: ToolCallContext
+  self: AnyActorRef
+  env: CallEnv
+}
+
+/**
+ * The environments of a kernel's live calls, keyed by turn and tool_use id. XState computes the
+ * initial state inside `createActor`, before the actor could be registered anywhere, so the
+ * lookup goes by what the context already holds.
+ */
+export class CallEnvs {
+  readonly #envs = new Map<string, CallEnv>()
+
+  bind(turnId: string, toolUseId: string, env: CallEnv): () => void {
+    const key = `${turnId}\u0000${toolUseId}`
+    this.#envs.set(key, env)
+    return () => this.#envs.delete(key)
+  }
+
+  of(context: ToolCallContext): CallEnv {
+    const env = this.#envs.get(`${context.turnId}\u0000${context.toolUseId}`)
+    if (env === undefined) throw new Error(`no environment for tool call ${context.toolUseId} (start calls with startToolCall)`)
+    return env
+  }
+
+  /** Wraps a step so it receives its call's environment. */
+  step<R>(step: (args: StepArgs) => R): (args: { context: ToolCallContext; self: AnyActorRef }) => R {
+    return ({ context, self }) => step({ context, self, env: this.of(context) })
+  }
+}
+
+/** Sends to the actor only while it runs: a late answer to a call that moved on is dropped. */
+export function sendIfActive(self: AnyActorRef, event: ToolCallEvent): void {
+  if (self.getSnapshot().status === 'active') self.send(event)
+}
+
+/**
+ * Runs a step's work, which may answer synchronously or with a promise, and sends the event
+ * built from its answer (or from what it threw) back to the actor. Never throws.
+ */
+export function settle<T>(
+  self: AnyActorRef,
+  work: () => T | PromiseLike<T>,
+  onValue: (value: T) => ToolCallEvent,
+  onError: (error: unknown) => ToolCallEvent,
+): void {
+  let result: T | PromiseLike<T>
+  try {
+    result = work()
+  } catch (error) {
+    sendIfActive(self, onError(error))
+    return
+  }
+  if (isThenable(result)) {
+    result.then(
+      (value) => sendIfActive(self, safeBuild(onValue, value, onError)),
+      (error: unknown) => sendIfActive(self, onError(error)),
+    )
+  } else {
+    sendIfActive(self, safeBuild(onValue, result, onError))
+  }
+}
+
+function safeBuild<T>(onValue: (value: T) => ToolCallEvent, value: T, onError: (error: unknown) => ToolCallEvent): ToolCallEvent {
+  try {
+    return onValue(value)
+  } catch (error) {
+    return onError(error)
+  }
+}
+
+export function isThenable<T>(value: unknown): value is PromiseLike<T> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
+}
+
+/** The context handed to the tool's own functions; built once per call. */
+export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): ToolContext {
+  if (env.toolContext === undefined) {
+    const { services } = env
+    env.toolContext = {
+      signal: env.controller.signal,
+      cwd: services.cwd,
+      toolUseId,
+      ports: services.ports,
+      onProgress: (data: unknown) => {
+        env.progress.push(data)
+        services.log.append({ type: 'tool.progress', turnId, toolUseId, data })
+        services.onProgress?.(turnId, toolUseId, data)
+      },
+    }
+  }
+  return env.toolContext
+}

@@ -1,0 +1,40 @@
+/** The call step: runs the tool itself, outside XState's actor machinery (one promise, no child actor). */
+import type { ToolCallContext } from '../machines/tool-call.types.js'
+import type { Tool, ToolContext } from '../tools/tool.types.js'
+import { sendIfActive, toolContextOf, type StepArgs } from './call-env.js'
+import { toolErrorText } from './result-text.js'
+
+export function runCallStep({ context, self, env }: StepArgs): void {
+  const tool = env.tool as Tool
+  invokeTool(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)).then(
+    (output) => {
+      env.output = output
+      sendIfActive(self, { type: 'call.done', overBudget: false })
+    },
+    (error: unknown) => {
+      sendIfActive(self, { type: 'call.failed', failure: { step: 'call', code: 'tool_error', message: toolErrorText(tool.name, error) } })
+    },
+  )
+}
+
+/** Aborts the tool's own signal: only for 'cancel' tools, when the turn is interrupted. */
+export function abortCallStep({ context, env }: StepArgs): void {
+  env.controller.abort(context.failure?.message ?? 'interrupted')
+}
+
+/** Runs `tool.call`, draining an async generator's yields as progress. */
+export async function invokeTool(tool: Tool, input: unknown, context: ToolContext): Promise<unknown> {
+  const result = tool.call(input, context)
+  if (isAsyncGenerator(result)) {
+    for (;;) {
+      const step = await result.next()
+      if (step.done === true) return step.value
+      context.onProgress(step.value)
+    }
+  }
+  return await result
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, void> {
+  return value !== null && typeof value === 'object' && typeof (value as AsyncGenerator).next === 'function' && Symbol.asyncIterator in value
+}

@@ -1,0 +1,54 @@
+/** The map step: tool output, or the reason a call ended early, becomes one `tool_result` block. */
+import { ToolResultBlockSchema, type ToolResultBlock } from '../events/event.schema.js'
+import type { Failure, ToolCallContext } from '../machines/tool-call.types.js'
+import type { Tool } from '../tools/tool.types.js'
+import type { CallEnv, StepArgs } from './call-env.js'
+import * as text from './result-text.js'
+
+/** Codes for calls that never ran: their text is wrapped in `<tool_use_error>` (DESIGN §6). */
+const NEVER_RAN = new Set<Failure['code']>(['unknown_tool', 'tool_disabled', 'invalid_json', 'not_an_object', 'invalid_input', 'validate_input', 'hook_blocked', 'permission_denied'])
+
+/** Most of a partial output the interrupted result keeps (its tail: errors sit at the end). */
+const PARTIAL_TAIL_CHARS = 10_000
+
+export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> {
+  if (context.failure !== null) {
+    env.block = failureBlock(context, context.failure, env)
+    return {}
+  }
+  const tool = env.tool as Tool
+  try {
+    env.block = normalise(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId), tool, context.toolUseId)
+    return {}
+  } catch (error) {
+    const failure: Failure = { step: 'map', code: 'tool_error', message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}` }
+    env.block = failureBlock(context, failure, env)
+    return { failure }
+  }
+}
+
+function normalise(block: unknown, tool: Tool, toolUseId: string): ToolResultBlock {
+  const parsed = ToolResultBlockSchema.safeParse(block)
+  if (!parsed.success) throw new TypeError(`its mapper returned something that is not a tool_result block (${parsed.error.issues[0]?.message ?? 'invalid'})`)
+  const result = parsed.data
+  const empty = result.content === '' || (Array.isArray(result.content) && result.content.length === 0)
+  const content = empty ? text.emptyOutputText(tool.userFacingName()) : result.content
+  return result.is_error === true
+    ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true }
+    : { type: 'tool_result', tool_use_id: toolUseId, content }
+}
+
+function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv): ToolResultBlock {
+  const name = context.tool ?? context.name
+  let content: string
+  if (NEVER_RAN.has(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
+  else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)
+  else if (failure.code === 'interrupted') content = text.interruptedText(name, failure.message, partialOutput(env.progress))
+  else content = failure.message
+  return { type: 'tool_result', tool_use_id: context.toolUseId, content, is_error: true }
+}
+
+function partialOutput(progress: readonly unknown[]): string {
+  const joined = progress.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('')
+  return joined.length > PARTIAL_TAIL_CHARS ? `…${joined.slice(-PARTIAL_TAIL_CHARS)}` : joined
+}

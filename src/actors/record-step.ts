@@ -1,0 +1,53 @@
+/**
+ * Records each step as an event when the machine leaves it: the step's outcome, derived from
+ * the machine context and the call's environment. The log is the only record of what happened.
+ */
+import type { Step } from '../events/event.schema.js'
+import { failureOfEvent } from '../machines/tool-call.machine.js'
+import type { ToolCallEvent } from '../machines/tool-call.types.js'
+import type { StepArgs } from './call-env.js'
+
+export function recordStep({ context, env, event }: StepArgs & { event: ToolCallEvent }, { step }: { step: Step }): void {
+  const log = env.services.log
+  const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
+  // Exit actions run before the transition's assigns: what the event brings is not in context yet.
+  const failure = context.failure ?? failureOfEvent(event, step)
+  const permission = event.type === 'permission.done' ? event.decision : context.permission
+  if (step === 'permission' && permission !== null) log.append({ type: 'tool.permitted', ...ids, ...permission })
+  if (failure !== null && failure.step === step) {
+    if (failure.code === 'cancelled' || failure.code === 'interrupted') log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })
+    else if (step === 'call') log.append({ type: 'tool.errored', ...ids, message: failure.message })
+    else if (step !== 'map') log.append({ type: 'tool.rejected', ...ids, step, code: failure.code, message: failure.message })
+    if (step !== 'map') return
+  }
+  switch (step) {
+    case 'parse':
+      log.append({ type: 'tool.parsed', ...ids, tool: context.tool ?? context.name })
+      return
+    case 'validate':
+      log.append({ type: 'tool.validated', ...ids })
+      return
+    case 'preHook':
+    case 'postHook':
+      log.append({ type: 'tool.hooked', ...ids, phase: step === 'preHook' ? 'pre' : 'post', outcome: 'continue' })
+      return
+    case 'call':
+      log.append({ type: 'tool.completed', ...ids, output: env.output })
+      return
+    case 'map':
+      log.append({ type: 'tool.mapped', ...ids, isError: env.block?.is_error === true })
+      return
+    case 'emit': {
+      const outcome = failure === null ? 'success' : failure.code === 'cancelled' || failure.code === 'interrupted' ? 'cancelled' : 'error'
+      if (env.block !== undefined) log.append({ type: 'tool.result', ...ids, outcome, block: env.block })
+      env.emitted = true
+      return
+    }
+    default:
+      return
+  }
+}
+
+export function recordStart({ context, env }: StepArgs): void {
+  env.services.log.append({ type: 'tool.started', turnId: context.turnId, toolUseId: context.toolUseId, interrupt: context.interrupt })
+}

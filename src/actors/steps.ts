@@ -1,0 +1,132 @@
+/**
+ * The step implementations the kernel provides to the tool-call machine. Each reads the call's
+ * environment (by actor) and either returns a context update (sync steps) or starts work that
+ * answers with an event (async-capable steps).
+ */
+import type { Failure, PermissionDecision, ToolCallContext, ToolCallEvent } from '../machines/tool-call.types.js'
+import { describeIssues, schemaHint } from '../tools/input-errors.js'
+import { inputJsonSchema } from '../tools/to-api-format.js'
+import type { Tool } from '../tools/tool.types.js'
+import { settle, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
+import * as text from './result-text.js'
+
+export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> {
+  if (context.failure !== null) return {}
+  const { registry } = env.services
+  const tool = registry.find(context.name)
+  if (tool === undefined) return fail('parse', 'unknown_tool', text.unknownToolText(context.name, registry.tools.map((t) => t.name)))
+  if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
+  env.tool = tool
+  if (env.inputError !== undefined) return { tool: tool.name, ...fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError)) }
+  if (!isPlainObject(env.rawInput)) {
+    return { tool: tool.name, ...fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool))) }
+  }
+  const { hooks } = env.services
+  const steps = {
+    customValidation: tool.validateInput !== undefined,
+    preHooks: hooks.has('pre', tool),
+    postHooks: hooks.has('post', tool),
+  }
+  return { tool: tool.name, steps }
+}
+
+export function validateSchemaStep({ env }: StepArgs): Partial<ToolCallContext> {
+  const tool = env.tool as Tool
+  const checked = checkSchema(tool, env.rawInput)
+  if (!checked.ok) return { failure: checked.failure }
+  env.input = checked.input
+  return { interrupt: guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block' }
+}
+
+/** Schema validation, shared by the validate step and input rewritten by permission or hooks. */
+export function checkSchema(tool: Tool, input: unknown): { ok: true; input: unknown } | { ok: false; failure: Failure } {
+  const schema = tool.inputSchema
+  if (schema === undefined) return { ok: true, input }
+  const result = schema.safeParse(input)
+  if (result.success) return { ok: true, input: result.data }
+  const problems = describeIssues(result.error.issues, input)
+  return { ok: false, failure: { step: 'validate', code: 'invalid_input', message: text.invalidInputText(tool.name, problems, hintFor(tool)) } }
+}
+
+export function runValidateInputStep({ context, self, env }: StepArgs): void {
+  const tool = env.tool as Tool
+  const reject = (message: string): ToolCallEvent => ({
+    type: 'validateInput.done',
+    failure: { step: 'validate', code: 'validate_input', message: text.validateInputText(tool.name, message) } satisfies Failure,
+  })
+  settle(
+    self,
+    () => tool.validateInput?.(env.input, toolContextOf(env, context.turnId, context.toolUseId)) ?? { result: true as const },
+    (answer) => (answer.result ? { type: 'validateInput.done' } : reject(answer.message)),
+    (error) => reject(`its validator failed (${text.describeError(error)})`),
+  )
+}
+
+export function runPermissionStep({ context, self, env }: StepArgs): void {
+  const tool = env.tool as Tool
+  settle(
+    self,
+    () => env.services.permissions.decide(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)),
+    (verdict) => {
+      const decision: PermissionDecision = verdict.reason === undefined
+        ? { behavior: verdict.behavior, source: verdict.source }
+        : { behavior: verdict.behavior, source: verdict.source, reason: verdict.reason }
+      if (verdict.behavior !== 'allow') {
+        const reason = verdict.reason ?? 'no reason given'
+        return { type: 'permission.done', decision, failure: { step: 'permission', code: 'permission_denied', message: text.permissionDeniedText(tool.name, reason) } }
+      }
+      if (verdict.updatedInput !== undefined) {
+        const checked = checkSchema(tool, verdict.updatedInput)
+        if (!checked.ok) return { type: 'permission.done', decision, failure: { ...checked.failure, step: 'permission' } }
+        env.input = checked.input
+      }
+      return { type: 'permission.done', decision }
+    },
+    (error) => ({
+      type: 'permission.done',
+      decision: { behavior: 'deny', source: 'tool', reason: text.describeError(error) },
+      failure: { step: 'permission', code: 'permission_denied', message: text.permissionDeniedText(tool.name, `the permission check failed (${text.describeError(error)})`) },
+    }),
+  )
+}
+
+export function runHooksStep(phase: 'pre' | 'post') {
+  return ({ context, self, env }: StepArgs): void => {
+    const tool = env.tool as Tool
+    const request = context.failure === null
+      ? { phase, tool, toolUseId: context.toolUseId, input: env.input, response: env.output }
+      : { phase, tool, toolUseId: context.toolUseId, input: env.input, error: context.failure.message }
+    const done: ToolCallEvent = phase === 'pre' ? { type: 'preHook.done' } : { type: 'postHook.done' }
+    settle(
+      self,
+      () => env.services.hooks.run(request, env.controller.signal),
+      (outcome) => outcome.outcome === 'block' && phase === 'pre'
+        ? { type: 'preHook.done', failure: { step: 'preHook', code: 'hook_blocked', message: outcome.reason ?? 'blocked by a hook' } }
+        : done,
+      () => done,
+    )
+  }
+}
+
+function fail(step: Failure['step'], code: Failure['code'], message: string): { failure: Failure } {
+  return { failure: { step, code, message } }
+}
+
+function hintFor(tool: Tool): string {
+  return guarded(() => schemaHint(inputJsonSchema(tool) as Parameters<typeof schemaHint>[0]), '(see the tool description)')
+}
+
+/** Calls a tool predicate; a throwing predicate yields the fail-closed fallback. */
+export function guarded<T>(f: () => T, fallback: T): T {
+  try {
+    return f()
+  } catch {
+    return fallback
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+export type { CallEnv }

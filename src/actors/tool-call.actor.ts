@@ -1,0 +1,115 @@
+/**
+ * Runs one tool-call actor: the machine from src/machines with the kernel's step
+ * implementations provided, an environment bound to it, and a guarantee that the call ends with
+ * exactly one `tool.result` event whatever fails.
+ */
+import { assign, createActor, type AnyActorRef } from 'xstate'
+import type { Step } from '../events/event.schema.js'
+import { toolCallMachine } from '../machines/tool-call.machine.js'
+import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from '../machines/tool-call.types.js'
+import { CallEnvs, type CallEnv, type CallServices } from './call-env.js'
+import { abortCallStep, runCallStep } from './call-tool.step.js'
+import { mapResultStep } from './map-result.step.js'
+import { recordStart, recordStep } from './record-step.js'
+import { describeError } from './result-text.js'
+import { parseStep, runHooksStep, runPermissionStep, runValidateInputStep, validateSchemaStep } from './steps.js'
+
+export interface CallRequest {
+  turnId: string
+  toolUseId: string
+  index: number
+  name: string
+  input: unknown
+  /** Why the input could not be read (stream intake: malformed or truncated JSON). */
+  inputError?: string
+  /** Set to end the call without running it (abort before start, a stop reason, a failed sibling). */
+  voided?: Failure
+}
+
+export interface CallHandle {
+  /** Settles when the call's `tool.result` is in the log. Never rejects. */
+  readonly done: Promise<void>
+  /** Interrupts the call: cancels it where it waits, aborts a running 'cancel' tool, leaves a 'block' tool running. */
+  abort(reason: string): void
+}
+
+/** The machine with the kernel's step implementations, and the registry of its calls' environments. Built once per kernel. */
+export function provideToolCallMachine() {
+  const envs = new CallEnvs()
+  const machine = toolCallMachine.provide({
+    actions: {
+      parse: assign(envs.step(parseStep)),
+      validateSchema: assign(envs.step(validateSchemaStep)),
+      runValidateInput: envs.step(runValidateInputStep),
+      runPreHooks: envs.step(runHooksStep('pre')),
+      runPermission: envs.step(runPermissionStep),
+      runCall: envs.step(runCallStep),
+      abortCall: envs.step(abortCallStep),
+      runBudget: ({ self }) => self.send({ type: 'budget.done' }),
+      mapResult: assign(envs.step(mapResultStep)),
+      runPostHooks: envs.step(runHooksStep('post')),
+      recordStep: ((args: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent }, params: { step: Step }) =>
+        recordStep({ ...args, env: envs.of(args.context) }, params)) as never,
+      recordStart: envs.step(recordStart),
+    },
+  })
+  return { machine, envs }
+}
+
+export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
+
+/** Starts one call. The returned promise settles once its result is logged. */
+export function startToolCall({ machine, envs }: ProvidedToolCallMachine, services: CallServices, request: CallRequest): CallHandle {
+  const input: ToolCallInput = { turnId: request.turnId, toolUseId: request.toolUseId, index: request.index, name: request.name }
+  if (request.voided !== undefined) input.voided = request.voided
+  const env: CallEnv = {
+    services,
+    rawInput: request.input,
+    inputError: request.inputError,
+    controller: new AbortController(),
+    progress: [],
+    emitted: false,
+  }
+  const unbind = envs.bind(request.turnId, request.toolUseId, env)
+  // A bug in a step: still answer the tool_use, and say where it broke.
+  const failInternally = (error: unknown): void => {
+    if (!env.emitted) {
+      env.emitted = true
+      const content = `toolkernel failed internally while running this call (${describeError(error)}); it may or may not have run.`
+      services.log.append({
+        type: 'tool.result',
+        turnId: request.turnId,
+        toolUseId: request.toolUseId,
+        outcome: 'error',
+        block: { type: 'tool_result', tool_use_id: request.toolUseId, content, is_error: true },
+      })
+    }
+    unbind()
+  }
+  let actor: ReturnType<typeof createActor<ProvidedToolCallMachine['machine']>>
+  try {
+    actor = createActor(machine, { input })
+  } catch (error) {
+    failInternally(error)
+    return { done: Promise.resolve(), abort: () => {} }
+  }
+  const done = new Promise<void>((resolve) => {
+    actor.subscribe({
+      complete: () => {
+        unbind()
+        resolve()
+      },
+      error: (error: unknown) => {
+        failInternally(error)
+        resolve()
+      },
+    })
+  })
+  actor.start()
+  return {
+    done,
+    abort: (reason: string) => {
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason })
+    },
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The event union: every fact the kernel records. One zod discriminated union on `type`, each
+ * member carrying the envelope. Logs are trust boundaries when read back, so readers
+ * `safeParse` every line against this schema.
+ */
+import { z } from 'zod'
+
+/** Version of the event envelope. Bump it, and add an upgrade path, when a stored log would no longer replay. */
+export const EVENT_VERSION = 1
+
+const envelope = {
+  v: z.literal(EVENT_VERSION),
+  seq: z.number().int().nonnegative(),
+  at: z.number(),
+  turnId: z.string(),
+}
+const toolEnvelope = { ...envelope, toolUseId: z.string() }
+
+export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
+export const ImageBlockSchema = z.object({
+  type: z.literal('image'),
+  source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
+})
+/** The Anthropic `tool_result` content block, as the model receives it. */
+export const ToolResultBlockSchema = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema]))]),
+  is_error: z.boolean().optional(),
+})
+export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
+
+/** The nine steps of a tool call, in order. */
+export const STEPS = ['parse', 'validate', 'preHook', 'permission', 'call', 'budget', 'map', 'postHook', 'emit'] as const
+export type Step = (typeof STEPS)[number]
+const StepSchema = z.enum(STEPS)
+
+/** Why a call ended early, as data: the messages projection and telemetry read `code`. */
+export const FailureCodeSchema = z.enum([
+  'unknown_tool',
+  'tool_disabled',
+  'invalid_json',
+  'not_an_object',
+  'invalid_input',
+  'validate_input',
+  'hook_blocked',
+  'permission_denied',
+  'tool_error',
+  'cancelled',
+  'interrupted',
+  'internal',
+])
+export type FailureCode = z.infer<typeof FailureCodeSchema>
+
+const PermissionBehaviorSchema = z.enum(['allow', 'deny', 'ask'])
+const DecisionSourceSchema = z.enum(['tool', 'rule', 'mode', 'hook', 'user', 'default'])
+
+export const KernelEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...envelope, type: z.literal('turn.started'), mode: z.enum(['batch', 'stream']), maxConcurrency: z.number().int().positive() }),
+  z.object({ ...envelope, type: z.literal('turn.aborted'), reason: z.string() }),
+  z.object({ ...envelope, type: z.literal('turn.completed'), results: z.number().int().nonnegative() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.requested'), index: z.number().int().nonnegative(), name: z.string(), input: z.unknown() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.queued'), safe: z.boolean(), reason: z.string().optional() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.dispatched'), batch: z.number().int().nonnegative(), running: z.number().int().nonnegative() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.parsed'), tool: z.string() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.validated') }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.hooked'), phase: z.enum(['pre', 'post']), outcome: z.enum(['continue', 'block']), reason: z.string().optional(), additionalContext: z.string().optional() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.permitted'), behavior: PermissionBehaviorSchema, source: DecisionSourceSchema, reason: z.string().optional() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.started'), interrupt: z.enum(['cancel', 'block']) }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.progress'), data: z.unknown() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.completed'), output: z.unknown() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.errored'), message: z.string() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.budgeted'), path: z.string(), chars: z.number().int().nonnegative() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.rejected'), step: StepSchema, code: FailureCodeSchema, message: z.string() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.cancelled'), step: StepSchema, reason: z.string() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.mapped'), isError: z.boolean() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.result'), outcome: z.enum(['success', 'error', 'cancelled']), block: ToolResultBlockSchema }),
+])
+
+export type KernelEvent = z.infer<typeof KernelEventSchema>
+export type KernelEventType = KernelEvent['type']
+export type EventOf<T extends KernelEventType> = Extract<KernelEvent, { type: T }>
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+/** An event as its producer writes it: the log stamps `v`, `seq` and `at`. */
+export type KernelEventInput = DistributiveOmit<KernelEvent, 'v' | 'seq' | 'at'>

@@ -1,0 +1,31 @@
+/**
+ * toolkernel: executes the tool calls an LLM emits. The public surface: named exports only.
+ */
+export { createKernel, DEFAULT_MAX_CONCURRENCY, type Kernel, type KernelOptions, type TurnOptions, type TurnResult } from './kernel.js'
+export { buildTool, defaultMapper, DEFAULT_MAX_RESULT_SIZE_CHARS } from './tools/build-tool.js'
+export { lazySchema, type LazySchema } from './tools/lazy-schema.js'
+export { toAPIFormat, inputJsonSchema, type ApiTool } from './tools/to-api-format.js'
+export type { Tool, ToolDef, ToolContext, ToolCall, ValidationResult, PermissionResult, InterruptBehavior, JsonSchemaObject } from './tools/tool.types.js'
+export type { CanUseTool, PermissionRequest, PermissionAnswer } from './actors/permission.js'
+export type { HookRunner, HookRequest, HookOutcome, HookPhase } from './actors/hooks.js'
+export {
+  KernelEventSchema,
+  ToolResultBlockSchema,
+  EVENT_VERSION,
+  STEPS,
+  type KernelEvent,
+  type KernelEventInput,
+  type KernelEventType,
+  type EventOf,
+  type ToolResultBlock,
+  type Step,
+  type FailureCode,
+} from './events/event.schema.js'
+export { createMemoryLog } from './events/memory-log.store.js'
+export { parseJsonl, toJsonLine, type ParsedLog, type CorruptLine } from './events/jsonl.js'
+export { createJsonlLog, type JsonlLogOptions } from './actors/adapters/jsonl-log.store.js'
+export { projectMessages, projectTurnMessage, reduceTurnMessage, type ToolResultMessage } from './projections/messages.projection.js'
+export { projectTimeline, type TimelineRow } from './projections/timeline.projection.js'
+export { toolCallMachine } from './machines/tool-call.machine.js'
+export type { AssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
+export type { Clock, IdGenerator, EventLog, ResultStore } from './ports.js'

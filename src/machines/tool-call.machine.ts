@@ -1,0 +1,171 @@
+/**
+ * The tool-call machine: one actor per `tool_use`, walking the nine steps of DESIGN §2.
+ *
+ * Pure structure. Every effect is a named action that the kernel provides
+ * (src/actors/tool-call.actor.ts); the defaults here only say that they were not provided.
+ * Guards read only context and events, so the same machine decides the same way in replay.
+ * Sync steps (parse, schema validation, map) are assign actions with eventless transitions;
+ * async-capable steps (validateInput, hooks, permission, call, budget) start their work in an
+ * entry action and wait for its `*.done` event, so a call costs one actor and no child actors.
+ * Each step records its event on exit, whichever way it is left.
+ */
+import { assign, setup } from 'xstate'
+import type { Step } from '../events/event.schema.js'
+import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from './tool-call.types.js'
+
+const missing = (name: string) => (): never => {
+  throw new Error(`toolCallMachine: "${name}" must be provided by the kernel (machine.provide)`)
+}
+/**
+ * The failure an event brings to a step: its own `failure`, or for `abort` a cancellation
+ * (an interruption when the tool was running). Shared by the machine's assign and by the step
+ * recorder, which runs on exit — before the transition's assign.
+ */
+export function failureOfEvent(event: ToolCallEvent, step: Step): Failure | null {
+  if (event.type === 'abort') return { step, code: step === 'call' ? 'interrupted' : 'cancelled', message: event.reason }
+  return 'failure' in event && event.failure !== undefined ? event.failure : null
+}
+
+const record = (step: Step) => ({ type: 'recordStep', params: { step } }) as const
+const cancelAt = (step: Step) => ({ type: 'assignCancelled', params: { step } }) as const
+
+export const toolCallMachine = setup({
+  types: {
+    context: {} as ToolCallContext,
+    input: {} as ToolCallInput,
+    events: {} as ToolCallEvent,
+  },
+  actions: {
+    parse: assign(missing('parse')),
+    validateSchema: assign(missing('validateSchema')),
+    runValidateInput: missing('runValidateInput'),
+    runPreHooks: missing('runPreHooks'),
+    runPermission: missing('runPermission'),
+    runCall: missing('runCall'),
+    abortCall: missing('abortCall'),
+    runBudget: missing('runBudget'),
+    mapResult: missing('mapResult'),
+    runPostHooks: missing('runPostHooks'),
+    recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
+    recordStart: missing('recordStart'),
+    assignEventFailure: assign(({ event, context }) => ({ failure: failureOfEvent(event, 'parse') ?? context.failure })),
+    assignPermission: assign(({ event }) => (event.type === 'permission.done' ? { permission: event.decision } : {})),
+    assignCancelled: assign(({ event }, params: { step: Step }) => ({ failure: failureOfEvent(event, params.step) })),
+  },
+  guards: {
+    failed: ({ context }) => context.failure !== null,
+    eventFailed: ({ event }) => 'failure' in event && event.failure !== undefined,
+    interruptible: ({ context }) => context.interrupt === 'cancel',
+    cancelledOutcome: ({ context }) => context.failure?.code === 'cancelled' || context.failure?.code === 'interrupted',
+    hasCustomValidation: ({ context }) => context.steps.customValidation,
+    hasPreHooks: ({ context }) => context.steps.preHooks,
+    hasPostHooks: ({ context }) => context.steps.postHooks,
+    overBudget: ({ event }) => event.type === 'call.done' && event.overBudget,
+  },
+}).createMachine({
+  id: 'toolCall',
+  initial: 'parse',
+  context: ({ input }) => ({
+    turnId: input.turnId,
+    toolUseId: input.toolUseId,
+    index: input.index,
+    name: input.name,
+    tool: null,
+    failure: input.voided ?? null,
+    permission: null,
+    interrupt: 'block',
+    steps: { customValidation: false, preHooks: false, postHooks: false },
+  }),
+  states: {
+    parse: {
+      entry: 'parse',
+      exit: record('parse'),
+      always: [{ guard: 'failed', target: 'map' }, { target: 'validate' }],
+    },
+    validate: {
+      initial: 'schema',
+      exit: record('validate'),
+      states: {
+        schema: {
+          entry: 'validateSchema',
+          always: [
+            { guard: 'failed', target: '#toolCall.map' },
+            { guard: 'hasCustomValidation', target: 'custom' },
+            { guard: 'hasPreHooks', target: '#toolCall.preHook' },
+            { target: '#toolCall.permission' },
+          ],
+        },
+        custom: {
+          entry: 'runValidateInput',
+          on: {
+            'validateInput.done': [
+              { guard: 'eventFailed', target: '#toolCall.map', actions: 'assignEventFailure' },
+              { guard: 'hasPreHooks', target: '#toolCall.preHook' },
+              { target: '#toolCall.permission' },
+            ],
+            abort: { target: '#toolCall.map', actions: cancelAt('validate') },
+          },
+        },
+      },
+    },
+    preHook: {
+      entry: 'runPreHooks',
+      exit: record('preHook'),
+      on: {
+        'preHook.done': [
+          { guard: 'eventFailed', target: 'map', actions: 'assignEventFailure' },
+          { target: 'permission' },
+        ],
+        abort: { target: 'map', actions: cancelAt('preHook') },
+      },
+    },
+    permission: {
+      entry: 'runPermission',
+      exit: record('permission'),
+      on: {
+        'permission.done': [
+          { guard: 'eventFailed', target: 'map', actions: ['assignPermission', 'assignEventFailure'] },
+          { target: 'call', actions: 'assignPermission' },
+        ],
+        abort: { target: 'map', actions: cancelAt('permission') },
+      },
+    },
+    call: {
+      entry: ['recordStart', 'runCall'],
+      exit: record('call'),
+      on: {
+        'call.done': [{ guard: 'overBudget', target: 'budget' }, { target: 'map' }],
+        'call.failed': { target: 'map', actions: 'assignEventFailure' },
+        abort: { guard: 'interruptible', target: 'map', actions: [cancelAt('call'), 'abortCall'] },
+      },
+    },
+    budget: {
+      entry: 'runBudget',
+      exit: record('budget'),
+      on: { 'budget.done': 'map' },
+    },
+    map: {
+      entry: 'mapResult',
+      exit: record('map'),
+      always: [{ guard: 'hasPostHooks', target: 'postHook' }, { target: 'emit' }],
+    },
+    postHook: {
+      entry: 'runPostHooks',
+      exit: record('postHook'),
+      on: { 'postHook.done': 'emit', abort: 'emit' },
+    },
+    emit: {
+      exit: record('emit'),
+      always: [
+        { guard: 'cancelledOutcome', target: 'cancelled' },
+        { guard: 'failed', target: 'failed' },
+        { target: 'succeeded' },
+      ],
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+})
+
+export type ToolCallMachine = typeof toolCallMachine

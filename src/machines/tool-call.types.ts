@@ -1,0 +1,48 @@
+/** Context, input and events of the tool-call machine. All plain JSON. */
+import type { FailureCode, Step } from '../events/event.schema.js'
+
+/** Why a call ended early: which step, a code for telemetry, and the text for the model. */
+export interface Failure {
+  step: Step
+  code: FailureCode
+  message: string
+}
+
+export interface PermissionDecision {
+  behavior: 'allow' | 'deny' | 'ask'
+  source: 'tool' | 'rule' | 'mode' | 'hook' | 'user' | 'default'
+  reason?: string
+}
+
+export interface ToolCallInput {
+  turnId: string
+  toolUseId: string
+  index: number
+  name: string
+  /** Set when the scheduler voids a call before it starts (abort, a stop reason, a failed sibling). */
+  voided?: Failure
+}
+
+export interface ToolCallContext {
+  turnId: string
+  toolUseId: string
+  index: number
+  name: string
+  /** Canonical tool name once parse found it. */
+  tool: string | null
+  failure: Failure | null
+  permission: PermissionDecision | null
+  interrupt: 'cancel' | 'block'
+  /** What parse found out about the tool, so guards stay pure: which optional steps apply. */
+  steps: { customValidation: boolean; preHooks: boolean; postHooks: boolean }
+}
+
+export type ToolCallEvent =
+  | { type: 'validateInput.done'; failure?: Failure }
+  | { type: 'preHook.done'; failure?: Failure }
+  | { type: 'permission.done'; decision: PermissionDecision; failure?: Failure }
+  | { type: 'call.done'; overBudget: boolean }
+  | { type: 'call.failed'; failure: Failure }
+  | { type: 'budget.done' }
+  | { type: 'postHook.done' }
+  | { type: 'abort'; reason: string }

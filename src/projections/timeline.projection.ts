@@ -1,0 +1,81 @@
+/**
+ * The timeline projection: one readable row per event, with time relative to the start of its
+ * turn. What the demo prints and the CLI's timeline draws.
+ */
+import type { KernelEvent } from '../events/event.schema.js'
+
+export interface TimelineRow {
+  seq: number
+  /** Milliseconds since the turn started. */
+  t: number
+  turnId: string
+  toolUseId: string | undefined
+  type: KernelEvent['type']
+  /** A short description of what happened. */
+  detail: string
+}
+
+export function projectTimeline(events: Iterable<KernelEvent>): TimelineRow[] {
+  const starts = new Map<string, number>()
+  const rows: TimelineRow[] = []
+  for (const event of events) {
+    if (!starts.has(event.turnId)) starts.set(event.turnId, event.at)
+    rows.push({
+      seq: event.seq,
+      t: event.at - (starts.get(event.turnId) ?? event.at),
+      turnId: event.turnId,
+      toolUseId: 'toolUseId' in event ? event.toolUseId : undefined,
+      type: event.type,
+      detail: describe(event),
+    })
+  }
+  return rows
+}
+
+function describe(event: KernelEvent): string {
+  switch (event.type) {
+    case 'turn.started':
+      return `${event.mode} turn, at most ${event.maxConcurrency} at once`
+    case 'turn.aborted':
+      return `aborted: ${event.reason}`
+    case 'turn.completed':
+      return `${event.results} result(s)`
+    case 'tool.requested':
+      return `#${event.index} ${event.name} ${short(JSON.stringify(event.input) ?? 'undefined')}`
+    case 'tool.queued':
+      return event.safe ? 'queued, concurrency-safe' : `queued, exclusive${event.reason !== undefined ? ` (${event.reason})` : ''}`
+    case 'tool.dispatched':
+      return `started in batch ${event.batch} (${event.running} running)`
+    case 'tool.parsed':
+      return `tool ${event.tool}`
+    case 'tool.validated':
+      return 'input valid'
+    case 'tool.hooked':
+      return `${event.phase}-hook: ${event.outcome}${event.reason !== undefined ? ` (${event.reason})` : ''}`
+    case 'tool.permitted':
+      return `permission ${event.behavior} by ${event.source}${event.reason !== undefined ? `: ${short(event.reason)}` : ''}`
+    case 'tool.started':
+      return `call running (on interrupt: ${event.interrupt})`
+    case 'tool.progress':
+      return `progress ${short(JSON.stringify(event.data) ?? '')}`
+    case 'tool.completed':
+      return `completed ${short(JSON.stringify(event.output) ?? 'undefined')}`
+    case 'tool.errored':
+      return `errored: ${short(event.message)}`
+    case 'tool.budgeted':
+      return `output persisted (${event.chars} chars) to ${event.path}`
+    case 'tool.rejected':
+      return `rejected at ${event.step} (${event.code}): ${short(event.message)}`
+    case 'tool.cancelled':
+      return `cancelled at ${event.step}: ${short(event.reason)}`
+    case 'tool.mapped':
+      return event.isError ? 'mapped to an error result' : 'mapped to a result'
+    case 'tool.result':
+      return `${event.outcome}: ${short(typeof event.block.content === 'string' ? event.block.content : JSON.stringify(event.block.content))}`
+  }
+}
+
+function short(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, ' ')
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod'
+import type { ToolResultBlock } from '../events/event.schema.js'
+import { isLazySchema, type LazySchema } from './lazy-schema.js'
+import type { Tool, ToolDef } from './tool.types.js'
+
+/** Default past which output is persisted instead of sent whole (the budget step). */
+export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+/**
+ * Builds a tool from its definition, filling every omitted field with a fail-closed default:
+ * enabled, not concurrency-safe, not read-only, not destructive, permission allowed (the kernel's
+ * rules still apply), interrupt behaviour 'block', user-facing name = name.
+ *
+ * @throws TypeError for a definition that could never run: a bad name, no schema, no call.
+ * @example
+ * const echo = buildTool({
+ *   name: 'Echo',
+ *   description: () => 'Echoes its text.',
+ *   inputSchema: z.strictObject({ text: z.string().describe('What to echo back') }),
+ *   isConcurrencySafe: () => true,
+ *   async call({ text }) { return text },
+ * })
+ */
+export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): Tool<I, O, P> {
+  assertDefinition(def)
+  const input = memo(() => resolveInputSchema(def.inputSchema))
+  const output = memo(() => resolve(def.outputSchema))
+  const name = def.name
+  return {
+    name,
+    aliases: def.aliases ?? [],
+    searchHint: def.searchHint,
+    description: def.description,
+    prompt: def.prompt ?? def.description,
+    get inputSchema() {
+      return input()
+    },
+    inputJSONSchema: def.inputJSONSchema,
+    get outputSchema() {
+      return output()
+    },
+    call: def.call,
+    validateInput: def.validateInput,
+    checkPermissions: def.checkPermissions ?? allow,
+    isEnabled: def.isEnabled ?? yes,
+    isConcurrencySafe: def.isConcurrencySafe ?? no,
+    isReadOnly: def.isReadOnly ?? no,
+    isDestructive: def.isDestructive ?? no,
+    isOpenWorld: def.isOpenWorld ?? no,
+    interruptBehavior: def.interruptBehavior ?? block,
+    cascadesOnFailure: def.cascadesOnFailure ?? false,
+    maxResultSizeChars: def.maxResultSizeChars ?? DEFAULT_MAX_RESULT_SIZE_CHARS,
+    mapToolResultToToolResultBlockParam: def.mapToolResultToToolResultBlockParam ?? defaultMapper,
+    userFacingName: def.userFacingName ?? (() => name),
+    getPath: def.getPath,
+    category: def.category,
+  }
+}
+
+const yes = (): boolean => true
+const no = (): boolean => false
+const block = (): 'block' => 'block'
+const allow = (): { behavior: 'allow' } => ({ behavior: 'allow' })
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function assertDefinition(def: ToolDef<any, any, any>): void {
+  if (typeof def.name !== 'string' || !NAME.test(def.name)) {
+    throw new TypeError(`buildTool: name ${JSON.stringify(def.name)} must be 1-64 characters of letters, digits, _ or -`)
+  }
+  if (typeof def.call !== 'function') throw new TypeError(`buildTool(${def.name}): call must be a function`)
+  if (typeof def.description !== 'function') throw new TypeError(`buildTool(${def.name}): description must be a function returning a string`)
+  if (def.inputSchema === undefined && def.inputJSONSchema === undefined) {
+    throw new TypeError(`buildTool(${def.name}): give an inputSchema (zod) or an inputJSONSchema`)
+  }
+}
+
+function memo<T>(f: () => T): () => T {
+  let done = false
+  let value: T
+  return () => {
+    if (!done) {
+      value = f()
+      done = true
+    }
+    return value
+  }
+}
+
+function resolve<S>(schema: S | LazySchema<S> | undefined): S | undefined {
+  return isLazySchema(schema) ? (schema.get() as S) : schema
+}
+
+/** Tool input is a strict object: a field the schema does not name is an error, not silently dropped. */
+function resolveInputSchema<I>(schema: z.ZodType<I> | LazySchema<z.ZodType<I>> | undefined): z.ZodType<I> | undefined {
+  const resolved = resolve(schema)
+  if (resolved instanceof z.ZodObject && resolved.def.catchall === undefined) {
+    return resolved.strict() as unknown as z.ZodType<I>
+  }
+  return resolved
+}
+
+/**
+ * The default output mapper: strings as they are, `undefined`/`null` as empty, anything else as
+ * indented JSON. The kernel replaces empty content with "(<Tool> completed with no output)".
+ */
+export function defaultMapper(output: unknown, toolUseId: string): ToolResultBlock {
+  const content = output === undefined || output === null ? '' : typeof output === 'string' ? output : JSON.stringify(output, null, 2)
+  return { type: 'tool_result', tool_use_id: toolUseId, content: content ?? '' }
+}

@@ -1,0 +1,80 @@
+/**
+ * The tool contract: what a tool declares, and what it receives when it runs.
+ */
+import type { z } from 'zod'
+import type { ToolResultBlock } from '../events/event.schema.js'
+import type { ToolPorts } from '../ports.js'
+import type { LazySchema } from './lazy-schema.js'
+
+/** What a tool receives when called. Everything it may touch comes through here, never globals. */
+export interface ToolContext {
+  /** Aborted when the call is interrupted (turn abort for 'cancel' tools, sibling cascade, discard). */
+  readonly signal: AbortSignal
+  /** The kernel's working directory. */
+  readonly cwd: string
+  readonly toolUseId: string
+  /** Reports progress; it reaches `updates()` and the log, never the `tool_result`. */
+  onProgress(data: unknown): void
+  readonly ports: ToolPorts
+}
+
+export type ValidationResult = { result: true } | { result: false; message: string }
+
+export type PermissionResult<I> =
+  | { behavior: 'allow'; updatedInput?: I }
+  | { behavior: 'deny'; message: string }
+  | { behavior: 'ask'; message: string }
+
+export type InterruptBehavior = 'cancel' | 'block'
+
+/** A JSON Schema object, for tools (MCP ones, say) that describe their input without zod. */
+export type JsonSchemaObject = { type: 'object'; [key: string]: unknown }
+
+/** A tool's run: an async generator that yields progress and returns the output, or a plain async function. */
+export type ToolCall<I, O, P> = (input: I, context: ToolContext) => AsyncGenerator<P, O, void> | Promise<O>
+
+/** What `buildTool` takes: the name, schema, description and call are required; the rest have fail-closed defaults. */
+export interface ToolDef<I, O = unknown, P = unknown> {
+  name: string
+  aliases?: readonly string[]
+  /** Words that help a tool search find this tool; never sent to the model. */
+  searchHint?: string
+  /** A one-line summary for people (UIs, logs). */
+  description(): string
+  /** The model-facing description: what it does, when to use it and when not, constraints, what comes back. Defaults to `description()`. */
+  prompt?(): string
+  /** Strict zod object (a non-strict one is made strict). Give this or `inputJSONSchema`. */
+  inputSchema?: z.ZodType<I> | LazySchema<z.ZodType<I>>
+  inputJSONSchema?: JsonSchemaObject
+  outputSchema?: z.ZodType<O> | LazySchema<z.ZodType<O>>
+  call: ToolCall<I, O, P>
+  validateInput?(input: I, context: ToolContext): ValidationResult | Promise<ValidationResult>
+  checkPermissions?(input: I, context: ToolContext): PermissionResult<I> | Promise<PermissionResult<I>>
+  isEnabled?(): boolean
+  isConcurrencySafe?(input: I): boolean
+  isReadOnly?(input: I): boolean
+  isDestructive?(input: I): boolean
+  isOpenWorld?(input: I): boolean
+  interruptBehavior?(): InterruptBehavior
+  /** When this tool fails inside a parallel batch, its running siblings are aborted (Bash declares it). */
+  cascadesOnFailure?: boolean
+  /** Past this many characters the output is persisted and the model gets a preview. `Infinity` = never. */
+  maxResultSizeChars?: number
+  mapToolResultToToolResultBlockParam?(output: O, toolUseId: string): ToolResultBlock
+  userFacingName?(input?: I): string
+  /** The file path the input refers to, for path-based permission rules. */
+  getPath?(input: I): string | undefined
+  category?: string
+}
+
+/** A tool with every default filled in: what the kernel runs. */
+export interface Tool<I = any, O = any, P = any>
+  extends Required<Omit<ToolDef<I, O, P>, 'inputSchema' | 'inputJSONSchema' | 'outputSchema' | 'validateInput' | 'getPath' | 'category' | 'searchHint'>> {
+  readonly inputSchema: z.ZodType<I> | undefined
+  readonly inputJSONSchema: JsonSchemaObject | undefined
+  readonly outputSchema: z.ZodType<O> | undefined
+  readonly validateInput: ToolDef<I, O, P>['validateInput']
+  readonly getPath: ToolDef<I, O, P>['getPath']
+  readonly category: string | undefined
+  readonly searchHint: string | undefined
+}
