@@ -2,7 +2,7 @@
  * What a running tool call holds outside its machine context: the tool object, the parsed input,
  * the abort controller, the output. Context stays plain JSON; this is looked up by actor.
  */
-import type { AnyActorRef } from 'xstate'
+import { enqueueActions, type AnyActorRef } from 'xstate'
 import type { ToolResultBlock } from '../events/event.schema.js'
 import type { ToolCallContext, ToolCallEvent } from '../machines/tool-call.types.js'
 import type { EventLog, ToolPorts } from '../ports.js'
@@ -28,7 +28,8 @@ export interface CallEnv {
   readonly rawInput: unknown
   /** Set by stream intake when the input JSON did not parse. */
   readonly inputError: string | undefined
-  readonly controller: AbortController
+  /** Created on first use: most calls never look at their signal. */
+  controller: AbortController | undefined
   readonly progress: unknown[]
   tool?: Tool
   input?: unknown
@@ -69,6 +70,22 @@ export class CallEnvs {
   step<R>(step: (args: StepArgs) => R): (args: { context: ToolCallContext; self: AnyActorRef }) => R {
     return ({ context, self }) => step({ context, self, env: this.of(context) })
   }
+
+  /** A step that may change the context: assigns only when it returns an update (assigns copy the snapshot). */
+  assigning(step: (args: StepArgs) => Partial<ToolCallContext> | undefined) {
+    return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(({ context, self, enqueue }) => {
+      const update = step({ context, self, env: this.of(context) })
+      if (update !== undefined) enqueue.assign(update)
+    })
+  }
+
+  /** A step whose synchronous answer is raised as its `*.done` event in the same macrostep. */
+  raising(step: (args: StepArgs) => ToolCallEvent | undefined) {
+    return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(({ context, self, enqueue }) => {
+      const event = step({ context, self, env: this.of(context) })
+      if (event !== undefined) enqueue.raise(event)
+    })
+  }
 }
 
 /** Sends to the actor only while it runs: a late answer to a call that moved on is dropped. */
@@ -77,30 +94,29 @@ export function sendIfActive(self: AnyActorRef, event: ToolCallEvent): void {
 }
 
 /**
- * Runs a step's work, which may answer synchronously or with a promise, and sends the event
- * built from its answer (or from what it threw) back to the actor. Never throws.
+ * Runs a step's work, which may answer synchronously or with a promise. A synchronous answer
+ * (or throw) is returned as the event it maps to, so an assign can apply it in the same
+ * microstep; an asynchronous one is sent to the actor when it settles, and `undefined` returned.
+ * Never throws.
  */
-export function settle<T>(
+export function attempt<T>(
   self: AnyActorRef,
   work: () => T | PromiseLike<T>,
   onValue: (value: T) => ToolCallEvent,
   onError: (error: unknown) => ToolCallEvent,
-): void {
+): ToolCallEvent | undefined {
   let result: T | PromiseLike<T>
   try {
     result = work()
   } catch (error) {
-    sendIfActive(self, onError(error))
-    return
+    return onError(error)
   }
-  if (isThenable(result)) {
-    result.then(
-      (value) => sendIfActive(self, safeBuild(onValue, value, onError)),
-      (error: unknown) => sendIfActive(self, onError(error)),
-    )
-  } else {
-    sendIfActive(self, safeBuild(onValue, result, onError))
-  }
+  if (!isThenable(result)) return safeBuild(onValue, result, onError)
+  result.then(
+    (value) => sendIfActive(self, safeBuild(onValue, value, onError)),
+    (error: unknown) => sendIfActive(self, onError(error)),
+  )
+  return undefined
 }
 
 function safeBuild<T>(onValue: (value: T) => ToolCallEvent, value: T, onError: (error: unknown) => ToolCallEvent): ToolCallEvent {
@@ -115,12 +131,19 @@ export function isThenable<T>(value: unknown): value is PromiseLike<T> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
 }
 
+export function controllerOf(env: CallEnv): AbortController {
+  env.controller ??= new AbortController()
+  return env.controller
+}
+
 /** The context handed to the tool's own functions; built once per call. */
 export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): ToolContext {
   if (env.toolContext === undefined) {
     const { services } = env
     env.toolContext = {
-      signal: env.controller.signal,
+      get signal() {
+        return controllerOf(env).signal
+      },
       cwd: services.cwd,
       toolUseId,
       ports: services.ports,

@@ -1,7 +1,6 @@
 /** The call step: runs the tool itself, outside XState's actor machinery (one promise, no child actor). */
-import type { ToolCallContext } from '../machines/tool-call.types.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
-import { sendIfActive, toolContextOf, type StepArgs } from './call-env.js'
+import { controllerOf, sendIfActive, toolContextOf, type StepArgs } from './call-env.js'
 import { toolErrorText } from './result-text.js'
 
 export function runCallStep({ context, self, env }: StepArgs): void {
@@ -19,7 +18,7 @@ export function runCallStep({ context, self, env }: StepArgs): void {
 
 /** Aborts the tool's own signal: only for 'cancel' tools, when the turn is interrupted. */
 export function abortCallStep({ context, env }: StepArgs): void {
-  env.controller.abort(context.failure?.message ?? 'interrupted')
+  controllerOf(env).abort(context.failure?.message ?? 'interrupted')
 }
 
 /** Runs `tool.call`, draining an async generator's yields as progress. */

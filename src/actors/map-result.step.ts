@@ -11,15 +11,16 @@ const NEVER_RAN = new Set<Failure['code']>(['unknown_tool', 'tool_disabled', 'in
 /** Most of a partial output the interrupted result keeps (its tail: errors sit at the end). */
 const PARTIAL_TAIL_CHARS = 10_000
 
-export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> {
+/** Builds the block into the call's environment; changes the context only when the mapper fails. */
+export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
   if (context.failure !== null) {
     env.block = failureBlock(context, context.failure, env)
-    return {}
+    return undefined
   }
   const tool = env.tool as Tool
   try {
     env.block = normalise(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId), tool, context.toolUseId)
-    return {}
+    return undefined
   } catch (error) {
     const failure: Failure = { step: 'map', code: 'tool_error', message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}` }
     env.block = failureBlock(context, failure, env)
@@ -39,7 +40,7 @@ function normalise(block: unknown, tool: Tool, toolUseId: string): ToolResultBlo
 }
 
 function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv): ToolResultBlock {
-  const name = context.tool ?? context.name
+  const name = env.tool?.name ?? context.name
   let content: string
   if (NEVER_RAN.has(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
   else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)

@@ -12,8 +12,7 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   // Exit actions run before the transition's assigns: what the event brings is not in context yet.
   const failure = context.failure ?? failureOfEvent(event, step)
-  const permission = event.type === 'permission.done' ? event.decision : context.permission
-  if (step === 'permission' && permission !== null) log.append({ type: 'tool.permitted', ...ids, ...permission })
+  if (step === 'permission' && event.type === 'permission.done') log.append({ type: 'tool.permitted', ...ids, ...event.decision })
   if (failure !== null && failure.step === step) {
     if (failure.code === 'cancelled' || failure.code === 'interrupted') log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })
     else if (step === 'call') log.append({ type: 'tool.errored', ...ids, message: failure.message })
@@ -22,7 +21,7 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
   }
   switch (step) {
     case 'parse':
-      log.append({ type: 'tool.parsed', ...ids, tool: context.tool ?? context.name })
+      log.append({ type: 'tool.parsed', ...ids, tool: env.tool?.name ?? context.name })
       return
     case 'validate':
       log.append({ type: 'tool.validated', ...ids })

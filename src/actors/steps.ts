@@ -7,35 +7,35 @@ import type { Failure, PermissionDecision, ToolCallContext, ToolCallEvent } from
 import { describeIssues, schemaHint } from '../tools/input-errors.js'
 import { inputJsonSchema } from '../tools/to-api-format.js'
 import type { Tool } from '../tools/tool.types.js'
-import { settle, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
+import { attempt, controllerOf, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
 import * as text from './result-text.js'
 
-export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> {
-  if (context.failure !== null) return {}
-  const { registry } = env.services
+/**
+ * Finds the tool and checks the input is an object. Changes the context only for what guards
+ * must see: a failure, or steps that differ from the common case (hooks, validateInput, a tool
+ * that cancels on interrupt).
+ */
+export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
+  if (context.failure !== null) return undefined
+  const { registry, hooks } = env.services
   const tool = registry.find(context.name)
   if (tool === undefined) return fail('parse', 'unknown_tool', text.unknownToolText(context.name, registry.tools.map((t) => t.name)))
   if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
   env.tool = tool
-  if (env.inputError !== undefined) return { tool: tool.name, ...fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError)) }
-  if (!isPlainObject(env.rawInput)) {
-    return { tool: tool.name, ...fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool))) }
-  }
-  const { hooks } = env.services
-  const steps = {
-    customValidation: tool.validateInput !== undefined,
-    preHooks: hooks.has('pre', tool),
-    postHooks: hooks.has('post', tool),
-  }
-  return { tool: tool.name, steps }
+  if (env.inputError !== undefined) return fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError))
+  if (!isPlainObject(env.rawInput)) return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
+  const steps = { customValidation: tool.validateInput !== undefined, preHooks: hooks.has('pre', tool), postHooks: hooks.has('post', tool) }
+  const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
+  if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt) return undefined
+  return { steps, interrupt }
 }
 
-export function validateSchemaStep({ env }: StepArgs): Partial<ToolCallContext> {
-  const tool = env.tool as Tool
-  const checked = checkSchema(tool, env.rawInput)
+/** Schema validation: changes the context only when the input is invalid. */
+export function validateSchemaStep({ env }: StepArgs): Partial<ToolCallContext> | undefined {
+  const checked = checkSchema(env.tool as Tool, env.rawInput)
   if (!checked.ok) return { failure: checked.failure }
   env.input = checked.input
-  return { interrupt: guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block' }
+  return undefined
 }
 
 /** Schema validation, shared by the validate step and input rewritten by permission or hooks. */
@@ -48,13 +48,13 @@ export function checkSchema(tool: Tool, input: unknown): { ok: true; input: unkn
   return { ok: false, failure: { step: 'validate', code: 'invalid_input', message: text.invalidInputText(tool.name, problems, hintFor(tool)) } }
 }
 
-export function runValidateInputStep({ context, self, env }: StepArgs): void {
+export function runValidateInputStep({ context, self, env }: StepArgs): ToolCallEvent | undefined {
   const tool = env.tool as Tool
   const reject = (message: string): ToolCallEvent => ({
     type: 'validateInput.done',
     failure: { step: 'validate', code: 'validate_input', message: text.validateInputText(tool.name, message) } satisfies Failure,
   })
-  settle(
+  return attempt(
     self,
     () => tool.validateInput?.(env.input, toolContextOf(env, context.turnId, context.toolUseId)) ?? { result: true as const },
     (answer) => (answer.result ? { type: 'validateInput.done' } : reject(answer.message)),
@@ -62,9 +62,14 @@ export function runValidateInputStep({ context, self, env }: StepArgs): void {
   )
 }
 
-export function runPermissionStep({ context, self, env }: StepArgs): void {
+/**
+ * The permission step. A synchronous verdict (the common case: the tool's own check) is
+ * returned for the machine to raise at once; an asynchronous one (a prompt) is sent as
+ * `permission.done` when it arrives.
+ */
+export function runPermissionStep({ context, self, env }: StepArgs): ToolCallEvent | undefined {
   const tool = env.tool as Tool
-  settle(
+  return attempt(
     self,
     () => env.services.permissions.decide(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)),
     (verdict) => {
@@ -91,15 +96,15 @@ export function runPermissionStep({ context, self, env }: StepArgs): void {
 }
 
 export function runHooksStep(phase: 'pre' | 'post') {
-  return ({ context, self, env }: StepArgs): void => {
+  return ({ context, self, env }: StepArgs): ToolCallEvent | undefined => {
     const tool = env.tool as Tool
     const request = context.failure === null
       ? { phase, tool, toolUseId: context.toolUseId, input: env.input, response: env.output }
       : { phase, tool, toolUseId: context.toolUseId, input: env.input, error: context.failure.message }
     const done: ToolCallEvent = phase === 'pre' ? { type: 'preHook.done' } : { type: 'postHook.done' }
-    settle(
+    return attempt(
       self,
-      () => env.services.hooks.run(request, env.controller.signal),
+      () => env.services.hooks.run(request, controllerOf(env).signal),
       (outcome) => outcome.outcome === 'block' && phase === 'pre'
         ? { type: 'preHook.done', failure: { step: 'preHook', code: 'hook_blocked', message: outcome.reason ?? 'blocked by a hook' } }
         : done,

@@ -3,7 +3,7 @@
  * implementations provided, an environment bound to it, and a guarantee that the call ends with
  * exactly one `tool.result` event whatever fails.
  */
-import { assign, createActor, type AnyActorRef } from 'xstate'
+import { createActor, type AnyActorRef } from 'xstate'
 import type { Step } from '../events/event.schema.js'
 import { toolCallMachine } from '../machines/tool-call.machine.js'
 import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from '../machines/tool-call.types.js'
@@ -38,18 +38,18 @@ export function provideToolCallMachine() {
   const envs = new CallEnvs()
   const machine = toolCallMachine.provide({
     actions: {
-      parse: assign(envs.step(parseStep)),
-      validateSchema: assign(envs.step(validateSchemaStep)),
-      runValidateInput: envs.step(runValidateInputStep),
-      runPreHooks: envs.step(runHooksStep('pre')),
-      runPermission: envs.step(runPermissionStep),
+      parse: envs.assigning(parseStep),
+      validateSchema: envs.assigning(validateSchemaStep),
+      runValidateInput: envs.raising(runValidateInputStep),
+      runPreHooks: envs.raising(runHooksStep('pre')),
+      runPermission: envs.raising(runPermissionStep),
       runCall: envs.step(runCallStep),
       abortCall: envs.step(abortCallStep),
       runBudget: ({ self }) => self.send({ type: 'budget.done' }),
-      mapResult: assign(envs.step(mapResultStep)),
-      runPostHooks: envs.step(runHooksStep('post')),
-      recordStep: ((args: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent }, params: { step: Step }) =>
-        recordStep({ ...args, env: envs.of(args.context) }, params)) as never,
+      mapResult: envs.assigning(mapResultStep),
+      runPostHooks: envs.raising(runHooksStep('post')),
+      recordStep: (({ context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent }, params: { step: Step }) =>
+        recordStep({ context, self, event, env: envs.of(context) }, params)) as never,
       recordStart: envs.step(recordStart),
     },
   })
@@ -66,7 +66,7 @@ export function startToolCall({ machine, envs }: ProvidedToolCallMachine, servic
     services,
     rawInput: request.input,
     inputError: request.inputError,
-    controller: new AbortController(),
+    controller: undefined,
     progress: [],
     emitted: false,
   }

@@ -4,10 +4,13 @@
  * Pure structure. Every effect is a named action that the kernel provides
  * (src/actors/tool-call.actor.ts); the defaults here only say that they were not provided.
  * Guards read only context and events, so the same machine decides the same way in replay.
- * Sync steps (parse, schema validation, map) are assign actions with eventless transitions;
- * async-capable steps (validateInput, hooks, permission, call, budget) start their work in an
- * entry action and wait for its `*.done` event, so a call costs one actor and no child actors.
- * Each step records its event on exit, whichever way it is left.
+ *
+ * Sync steps (parse, schema validation, map) compute in their entry action; async-capable steps
+ * (validateInput, hooks, permission, call, budget) start their work in an entry action and wait
+ * for its `*.done` event — raised at once when the answer is synchronous — so a call costs one
+ * actor and no child actors. Context changes only where a guard needs them (`failure`, what
+ * parse learned), because each assign copies the snapshot. Each step records its event when
+ * the machine leaves it, whichever way it is left.
  */
 import { assign, setup } from 'xstate'
 import type { Step } from '../events/event.schema.js'
@@ -16,6 +19,7 @@ import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from './t
 const missing = (name: string) => (): never => {
   throw new Error(`toolCallMachine: "${name}" must be provided by the kernel (machine.provide)`)
 }
+
 /**
  * The failure an event brings to a step: its own `failure`, or for `abort` a cancellation
  * (an interruption when the tool was running). Shared by the machine's assign and by the step
@@ -27,7 +31,7 @@ export function failureOfEvent(event: ToolCallEvent, step: Step): Failure | null
 }
 
 const record = (step: Step) => ({ type: 'recordStep', params: { step } }) as const
-const cancelAt = (step: Step) => ({ type: 'assignCancelled', params: { step } }) as const
+const failAt = (step: Step) => ({ type: 'assignFailure', params: { step } }) as const
 
 export const toolCallMachine = setup({
   types: {
@@ -36,8 +40,8 @@ export const toolCallMachine = setup({
     events: {} as ToolCallEvent,
   },
   actions: {
-    parse: assign(missing('parse')),
-    validateSchema: assign(missing('validateSchema')),
+    parse: missing('parse'),
+    validateSchema: missing('validateSchema'),
     runValidateInput: missing('runValidateInput'),
     runPreHooks: missing('runPreHooks'),
     runPermission: missing('runPermission'),
@@ -48,9 +52,7 @@ export const toolCallMachine = setup({
     runPostHooks: missing('runPostHooks'),
     recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
     recordStart: missing('recordStart'),
-    assignEventFailure: assign(({ event, context }) => ({ failure: failureOfEvent(event, 'parse') ?? context.failure })),
-    assignPermission: assign(({ event }) => (event.type === 'permission.done' ? { permission: event.decision } : {})),
-    assignCancelled: assign(({ event }, params: { step: Step }) => ({ failure: failureOfEvent(event, params.step) })),
+    assignFailure: assign(({ event, context }, params: { step: Step }) => ({ failure: failureOfEvent(event, params.step) ?? context.failure })),
   },
   guards: {
     failed: ({ context }) => context.failure !== null,
@@ -70,9 +72,7 @@ export const toolCallMachine = setup({
     toolUseId: input.toolUseId,
     index: input.index,
     name: input.name,
-    tool: null,
     failure: input.voided ?? null,
-    permission: null,
     interrupt: 'block',
     steps: { customValidation: false, preHooks: false, postHooks: false },
   }),
@@ -83,51 +83,42 @@ export const toolCallMachine = setup({
       always: [{ guard: 'failed', target: 'map' }, { target: 'validate' }],
     },
     validate: {
-      initial: 'schema',
+      entry: 'validateSchema',
+      // Recorded on the way out, except into validateInput, which records the step when it ends.
+      always: [
+        { guard: 'failed', target: 'map', actions: record('validate') },
+        { guard: 'hasCustomValidation', target: 'validateInput' },
+        { guard: 'hasPreHooks', target: 'preHook', actions: record('validate') },
+        { target: 'permission', actions: record('validate') },
+      ],
+    },
+    // The second half of validate: the tool's own validateInput, which may be async.
+    validateInput: {
+      entry: 'runValidateInput',
       exit: record('validate'),
-      states: {
-        schema: {
-          entry: 'validateSchema',
-          always: [
-            { guard: 'failed', target: '#toolCall.map' },
-            { guard: 'hasCustomValidation', target: 'custom' },
-            { guard: 'hasPreHooks', target: '#toolCall.preHook' },
-            { target: '#toolCall.permission' },
-          ],
-        },
-        custom: {
-          entry: 'runValidateInput',
-          on: {
-            'validateInput.done': [
-              { guard: 'eventFailed', target: '#toolCall.map', actions: 'assignEventFailure' },
-              { guard: 'hasPreHooks', target: '#toolCall.preHook' },
-              { target: '#toolCall.permission' },
-            ],
-            abort: { target: '#toolCall.map', actions: cancelAt('validate') },
-          },
-        },
+      on: {
+        'validateInput.done': [
+          { guard: 'eventFailed', target: 'map', actions: failAt('validate') },
+          { guard: 'hasPreHooks', target: 'preHook' },
+          { target: 'permission' },
+        ],
+        abort: { target: 'map', actions: failAt('validate') },
       },
     },
     preHook: {
       entry: 'runPreHooks',
       exit: record('preHook'),
       on: {
-        'preHook.done': [
-          { guard: 'eventFailed', target: 'map', actions: 'assignEventFailure' },
-          { target: 'permission' },
-        ],
-        abort: { target: 'map', actions: cancelAt('preHook') },
+        'preHook.done': [{ guard: 'eventFailed', target: 'map', actions: failAt('preHook') }, { target: 'permission' }],
+        abort: { target: 'map', actions: failAt('preHook') },
       },
     },
     permission: {
       entry: 'runPermission',
       exit: record('permission'),
       on: {
-        'permission.done': [
-          { guard: 'eventFailed', target: 'map', actions: ['assignPermission', 'assignEventFailure'] },
-          { target: 'call', actions: 'assignPermission' },
-        ],
-        abort: { target: 'map', actions: cancelAt('permission') },
+        'permission.done': [{ guard: 'eventFailed', target: 'map', actions: failAt('permission') }, { target: 'call' }],
+        abort: { target: 'map', actions: failAt('permission') },
       },
     },
     call: {
@@ -135,8 +126,8 @@ export const toolCallMachine = setup({
       exit: record('call'),
       on: {
         'call.done': [{ guard: 'overBudget', target: 'budget' }, { target: 'map' }],
-        'call.failed': { target: 'map', actions: 'assignEventFailure' },
-        abort: { guard: 'interruptible', target: 'map', actions: [cancelAt('call'), 'abortCall'] },
+        'call.failed': { target: 'map', actions: failAt('call') },
+        abort: { guard: 'interruptible', target: 'map', actions: [failAt('call'), 'abortCall'] },
       },
     },
     budget: {

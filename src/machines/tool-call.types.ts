@@ -28,10 +28,7 @@ export interface ToolCallContext {
   toolUseId: string
   index: number
   name: string
-  /** Canonical tool name once parse found it. */
-  tool: string | null
   failure: Failure | null
-  permission: PermissionDecision | null
   interrupt: 'cancel' | 'block'
   /** What parse found out about the tool, so guards stay pure: which optional steps apply. */
   steps: { customValidation: boolean; preHooks: boolean; postHooks: boolean }

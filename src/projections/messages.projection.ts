@@ -2,10 +2,11 @@
  * The messages projection: for each turn, the user message of `tool_result` blocks the model
  * reads next, in `tool_use` order. Pure: the same events give the same messages, byte for byte.
  *
- * The reducer folds one turn (immer keeps its state immutable); a log is grouped by turn first,
- * so a long session costs time linear in its events rather than copying a growing map of turns.
+ * One mutator (`apply`) holds the logic; `reduceTurnMessage` applies it per event through immer
+ * for live consumers that keep the state, and whole-log projection folds a turn on a private
+ * object. A log is grouped by turn first, so a long session costs time linear in its events.
  */
-import { produce } from 'immer'
+import { produce, type Draft } from 'immer'
 import type { KernelEvent, ToolResultBlock } from '../events/event.schema.js'
 
 /** The Anthropic user message that answers a turn's tool calls. */
@@ -17,28 +18,42 @@ export interface ToolResultMessage {
 export interface TurnMessageState {
   /** tool_use ids in the order the model wrote them. */
   order: string[]
+  /** Which ids are in `order`: a lookup that does not walk the array. */
+  requested: Record<string, true>
   results: Record<string, ToolResultBlock>
 }
 
-export const initialTurnMessageState: TurnMessageState = { order: [], results: {} }
+export const initialTurnMessageState: TurnMessageState = { order: [], requested: {}, results: {} }
+
+/** Applies one event to a draft of a turn's state: the one place the projection's logic lives. */
+function apply(draft: Draft<TurnMessageState>, event: KernelEvent): void {
+  if (event.type === 'tool.requested') {
+    if (draft.requested[event.toolUseId] === undefined) {
+      draft.requested[event.toolUseId] = true
+      draft.order.push(event.toolUseId)
+    }
+  } else if (event.type === 'tool.result') {
+    // The first result wins: a tool_use is answered exactly once.
+    draft.results[event.toolUseId] ??= event.block
+  }
+}
+
+const SHAPES_MESSAGE = new Set<KernelEvent['type']>(['tool.requested', 'tool.result'])
 
 /** Folds one event of a turn into its state. Events that do not shape the message return the state as it was. */
 export function reduceTurnMessage(state: TurnMessageState, event: KernelEvent): TurnMessageState {
-  switch (event.type) {
-    case 'tool.requested':
-      if (event.toolUseId in state.results || state.order.includes(event.toolUseId)) return state
-      return produce(state, (draft) => {
-        draft.order.push(event.toolUseId)
-      })
-    case 'tool.result':
-      // The first result wins: a tool_use is answered exactly once.
-      if (state.results[event.toolUseId] !== undefined) return state
-      return produce(state, (draft) => {
-        draft.results[event.toolUseId] = event.block
-      })
-    default:
-      return state
-  }
+  return SHAPES_MESSAGE.has(event.type) ? produce(state, (draft) => apply(draft, event)) : state
+}
+
+/**
+ * Folds a whole turn with the same `apply`, on a fresh local object instead of an immer draft:
+ * nothing outside can see it before it is returned, so it stays pure without proxy costs on the
+ * path every `runTurn` takes.
+ */
+function fold(events: Iterable<KernelEvent>, keep: (event: KernelEvent) => boolean): TurnMessageState {
+  const state: TurnMessageState = { order: [], requested: {}, results: {} }
+  for (const event of events) if (keep(event)) apply(state, event)
+  return state
 }
 
 /** The message of a turn's state: results in `tool_use` order (calls without a result yet are left out). */
@@ -58,17 +73,16 @@ export function messageOf(state: TurnMessageState): ToolResultMessage {
  * const messages = projectMessages(parseJsonl(readFileSync('session.jsonl', 'utf8')).events)
  */
 export function projectMessages(events: Iterable<KernelEvent>): ToolResultMessage[] {
-  const turns = new Map<string, TurnMessageState>()
+  const byTurn = new Map<string, KernelEvent[]>()
   for (const event of events) {
-    const state = turns.get(event.turnId) ?? initialTurnMessageState
-    turns.set(event.turnId, reduceTurnMessage(state, event))
+    const list = byTurn.get(event.turnId)
+    if (list === undefined) byTurn.set(event.turnId, [event])
+    else list.push(event)
   }
-  return [...turns.values()].map(messageOf)
+  return [...byTurn.values()].map((turn) => messageOf(fold(turn, () => true)))
 }
 
 /** Projects the message of one turn. */
 export function projectTurnMessage(events: Iterable<KernelEvent>, turnId: string): ToolResultMessage {
-  let state = initialTurnMessageState
-  for (const event of events) if (event.turnId === turnId) state = reduceTurnMessage(state, event)
-  return messageOf(state)
+  return messageOf(fold(events, (event) => event.turnId === turnId))
 }

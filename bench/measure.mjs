@@ -1,0 +1,21 @@
+/**
+ * Measurement helpers: interleaved rounds (so the machine's noise hits every variant alike),
+ * medians, and ratios against a baseline measured in the same run.
+ */
+export async function compare(variants, { n, rounds = 7, warmup = 1000 }) {
+  const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+  for (const run of Object.values(variants)) await run(warmup)
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(variants)) {
+      const start = performance.now()
+      await run(n)
+      samples[name].push(((performance.now() - start) * 1000) / n)
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[sorted.length >> 1]
+}
