@@ -30,7 +30,7 @@ export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallConte
 
 function normalise(block: unknown, tool: Tool, toolUseId: string): ToolResultBlock {
   const parsed = ToolResultBlockSchema.safeParse(block)
-  if (!parsed.success) throw new TypeError(`its mapper returned something that is not a tool_result block (${parsed.error.issues[0]?.message ?? 'invalid'})`)
+  if (!parsed.success) throw new Error(`its mapper returned something that is not a tool_result block (${parsed.error.issues[0]?.message ?? 'invalid'})`)
   const result = parsed.data
   const empty = result.content === '' || (Array.isArray(result.content) && result.content.length === 0)
   const content = empty ? text.emptyOutputText(tool.userFacingName()) : result.content

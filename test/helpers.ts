@@ -1,0 +1,35 @@
+/** Small tools and messages shared by the tests. */
+import { z } from 'zod'
+import { buildTool, createKernel, createMemoryLog, type KernelOptions, type Tool } from '../src/index.js'
+
+export const fixedClock = () => {
+  let t = 0
+  return { now: () => ++t }
+}
+
+export const counterIds = () => {
+  let n = 0
+  return { next: (prefix: string) => `${prefix}_${++n}` }
+}
+
+/** A kernel with a deterministic clock and ids and an in-memory log. */
+export function testKernel(tools: readonly Tool[], options: Partial<KernelOptions> = {}) {
+  const clock = fixedClock()
+  return createKernel({ tools, clock, ids: counterIds(), log: createMemoryLog(clock), ...options })
+}
+
+export function assistant(...uses: Array<[id: string, name: string, input: unknown]>) {
+  return { role: 'assistant' as const, content: uses.map(([id, name, input]) => ({ type: 'tool_use' as const, id, name, input })) }
+}
+
+export const Echo = buildTool({
+  name: 'Echo',
+  aliases: ['Say'],
+  description: () => 'Echoes its text.',
+  inputSchema: z.object({ text: z.string().describe('What to echo'), times: z.number().int().optional().describe('Repeat count') }),
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  async call({ text, times }) {
+    return text.repeat(times ?? 1)
+  },
+})

@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { machines } from '../../src/machines/index.js'
+import { statechartPage } from '../../src/machines/statechart-page.js'
+
+describe('docs/statecharts', () => {
+  for (const [name, machine] of Object.entries(machines)) {
+    it(`${name}.md matches the machine (run \`npm run statecharts\` after changing it)`, () => {
+      const committed = readFileSync(new URL(`../../docs/statecharts/${name}.md`, import.meta.url), 'utf8')
+      expect(committed).toBe(statechartPage(name, machine))
+    })
+  }
+
+  it('draws every step, the eventless transitions and the three terminal states', () => {
+    const page = statechartPage('tool-call', machines['tool-call'])
+    for (const step of ['parse', 'validate', 'preHook', 'permission', 'call', 'budget', 'map', 'postHook', 'emit']) {
+      expect(page).toContain(`  ${step}: ${step}`)
+    }
+    expect(page).toContain('parse --> map: always [failed]')
+    for (const end of ['succeeded', 'failed', 'cancelled']) expect(page).toContain(`${end} --> [*]`)
+  })
+})
