@@ -11,7 +11,7 @@ type Script = { parseFails?: boolean; permission?: 'allow' | 'deny'; call?: 'don
 function run(script: Script, after?: (send: (e: ToolCallEvent) => void) => void) {
   const trail: string[] = []
   const note = (name: string) => () => void trail.push(name)
-  const raise = (event: ToolCallEvent) => enqueueActions(({ enqueue }) => enqueue.raise(event))
+  const raise = (event: ToolCallEvent) => enqueueActions(({ enqueue }) => enqueue.raise(event)) as never
   const machine = toolCallMachine.provide({
     actions: {
       parse: script.parseFails
