@@ -5,9 +5,9 @@
  */
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { createActor, setup } from 'xstate'
+import { createActor, enqueueActions, setup } from 'xstate'
 import { z } from 'zod'
-import { buildTool, createKernel, createMemoryLog } from '../dist/index.js'
+import { buildTool, createKernel, createMemoryLog, toolCallMachine } from '../dist/index.js'
 import { compare, median } from './measure.mjs'
 
 const N = Number(process.env.BENCH_N ?? 10_000)
@@ -24,6 +24,28 @@ async function actor(n) {
   for (let i = 0; i < n; i++) {
     await new Promise((resolve) => {
       const a = createActor(minimal)
+      a.subscribe({ complete: resolve })
+      a.start()
+    })
+  }
+}
+
+// (b') the floor XState sets for our statechart: the tool-call machine itself, every effect a
+// no-op that answers at once (the call step answers after one await, like a no-op tool)
+const none = () => {}
+const shaped = toolCallMachine.provide({
+  actions: {
+    parse: none, validateSchema: none, runValidateInput: none, runPreHooks: none, abortCall: none,
+    runBudget: none, mapResult: none, runPostHooks: none, recordStep: none, recordStart: none,
+    runPermission: enqueueActions(({ enqueue }) => enqueue.raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'tool' } })),
+    runCall: ({ self }) => void noop().then(() => self.send({ type: 'call.done', overBudget: false })),
+  },
+})
+const shapedInput = { input: { turnId: 't', toolUseId: 'u', index: 0, name: 'Noop' } }
+async function machineFloor(n) {
+  for (let i = 0; i < n; i++) {
+    await new Promise((resolve) => {
+      const a = createActor(shaped, shapedInput)
       a.subscribe({ complete: resolve })
       a.start()
     })
@@ -51,7 +73,7 @@ function kernelRunner(perTurn) {
 }
 
 const overhead = await compare(
-  { direct, actor, kernel1: kernelRunner(1), kernel10: kernelRunner(10) },
+  { direct, actor, machineFloor, kernel1: kernelRunner(1), kernel10: kernelRunner(10) },
   { n: N },
 )
 
@@ -77,13 +99,17 @@ for (let r = 0; r < 9; r++) {
 }
 
 const fmt = (x, d = 2) => x.toFixed(d)
+const verdict = (value, target) => (value <= target ? 'met' : 'not met')
 const rows = [
   ['direct async call (µs/call)', fmt(overhead.direct, 3)],
   ['minimal XState actor (µs/actor)', fmt(overhead.actor)],
+  ['tool-call machine, no-op effects (µs/call)', fmt(overhead.machineFloor)],
   ['kernel, 1 call per turn (µs/call)', fmt(overhead.kernel1)],
   ['kernel, 10 calls per turn (µs/call)', fmt(overhead.kernel10)],
   ['kernel (1/turn) ÷ minimal actor', fmt(overhead.kernel1 / overhead.actor)],
   ['kernel (10/turn) ÷ minimal actor', fmt(overhead.kernel10 / overhead.actor)],
+  ['tool-call machine alone ÷ minimal actor', fmt(overhead.machineFloor / overhead.actor)],
+  ['kernel (10/turn) ÷ tool-call machine alone', fmt(overhead.kernel10 / overhead.machineFloor)],
   ['kernel (1/turn) ÷ direct call', fmt(overhead.kernel1 / overhead.direct, 0)],
   ['10 parallel 50 ms calls ÷ one (wall time)', fmt(median(ten) / median(one), 3)],
 ]
@@ -100,11 +126,23 @@ machines are shared and noisy — read the ratios, not the microseconds.
 
 ${table}
 
-Targets (issue 2): kernel overhead at most 3× the minimal actor; 10 parallel calls at most 1.10×
-one call.
+Targets (issue 2): kernel overhead at most 3× the minimal actor — **${verdict(overhead.kernel10 / overhead.actor, 3)}**
+(${fmt(overhead.kernel10 / overhead.actor)}×); 10 parallel calls at most 1.10× one call —
+**${verdict(median(ten) / median(one), 1.1)}** (${fmt(median(ten) / median(one), 3)}×).
+
+Why the overhead target is out of reach as designed: the statechart itself — one state per
+step, every effect a no-op — costs ${fmt(overhead.machineFloor / overhead.actor)}× the minimal
+actor here, because each of the seven microsteps on the happy path (parse → validate →
+permission → call → map → emit → succeeded) builds a new snapshot — about ${fmt((overhead.machineFloor - overhead.actor) / 6, 1)} µs
+each in this run, against the 2.5 µs CONVENTIONS.md quotes from another machine. The kernel adds ${fmt(overhead.kernel10 / overhead.machineFloor)}×
+on top of that floor: ten events, schema validation, the scheduler and the projection. Reaching
+3× would mean collapsing steps into fewer states, which would hide the steps from the chart and
+the log; we keep the steps and report the figure.
 
 - *direct async call*: \`await noop()\` — the floor.
 - *minimal XState actor*: create, start, run an eventless transition to a final state.
+- *tool-call machine, no-op effects*: the nine-step statechart with every effect replaced by a
+  no-op that answers at once — what XState alone costs for this chart, the floor for the kernel.
 - *kernel*: \`runTurn\` of an assistant message with 1 (or 10) no-op \`tool_use\` blocks: intake,
   safety classification, scheduler, one tool-call actor walking its steps, every event appended
   to an in-memory log, and the \`tool_result\` message projected from the log.
