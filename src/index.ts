@@ -1,7 +1,11 @@
 /**
  * toolkernel: executes the tool calls an LLM emits. The public surface: named exports only.
  */
-export { createKernel, DEFAULT_MAX_CONCURRENCY, type Kernel, type KernelOptions, type TurnOptions, type TurnResult } from './kernel.js'
+export { createKernel, DEFAULT_MAX_CONCURRENCY, type Kernel, type KernelOptions, type TurnOptions, type StreamTurnOptions } from './kernel.js'
+export type { Turn, TurnResult, EarlyStart } from './actors/turn.js'
+export type { TurnUpdate } from './projections/updates.projection.js'
+export { toOpenAIToolMessages, type OpenAIToolMessage } from './projections/openai.projection.js'
+export type { OpenAIAssistantMessage } from './intake/openai.js'
 export { buildTool, defaultMapper, DEFAULT_MAX_RESULT_SIZE_CHARS } from './tools/build-tool.js'
 export { lazySchema, type LazySchema } from './tools/lazy-schema.js'
 export { toAPIFormat, inputJsonSchema, type ApiTool } from './tools/to-api-format.js'

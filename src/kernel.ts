@@ -1,18 +1,14 @@
 /**
  * The composition root: wires the ports, the tool-call machine, the scheduler and the log.
  */
-import { from, lastValueFrom, map, defaultIfEmpty } from 'rxjs'
-import type { KernelEvent } from './events/event.schema.js'
 import { createMemoryLog } from './events/memory-log.store.js'
 import { randomIds, systemClock } from './actors/adapters/system.js'
 import type { CallServices } from './actors/call-env.js'
 import { noHooks, type HookRunner } from './actors/hooks.js'
 import { toolPermissionPolicy, type CanUseTool } from './actors/permission.js'
-import { classifySafety } from './actors/safety.js'
-import { scheduleCalls, type ScheduledCall } from './actors/scheduler.js'
-import { provideToolCallMachine, startToolCall, type CallRequest } from './actors/tool-call.actor.js'
-import { toolUsesOf, type AssistantMessage, type ToolUseBlock } from './intake/assistant-message.js'
-import { projectTurnMessage, type ToolResultMessage } from './projections/messages.projection.js'
+import { provideToolCallMachine } from './actors/tool-call.actor.js'
+import { startTurn, type EarlyStart, type Turn, type TurnResult } from './actors/turn.js'
+import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
 import type { Clock, EventLog, IdGenerator, ResultStore } from './ports.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
@@ -29,6 +25,8 @@ export interface KernelOptions {
   canUseTool?: CanUseTool
   /** Pre- and post-tool hooks. Default: none. */
   hooks?: HookRunner
+  /** Which calls may start while the model is still streaming (DESIGN §3). Default 'safe'. */
+  earlyStart?: EarlyStart
   /** Where oversize output is persisted (the budget step). */
   results?: ResultStore
   /** The event log. Default: in memory. */
@@ -42,21 +40,31 @@ export interface TurnOptions {
   signal?: AbortSignal
 }
 
-export interface TurnResult {
-  /** The user message of `tool_result` blocks, in `tool_use` order. */
-  message: ToolResultMessage
-  /** This turn's events, in log order. */
-  events: KernelEvent[]
+export interface StreamTurnOptions extends TurnOptions {
+  /** Which calls may start while the model is still streaming. Default: the kernel's. */
+  earlyStart?: EarlyStart
 }
 
 export interface Kernel {
   readonly log: EventLog
   readonly tools: readonly Tool[]
   /**
-   * Runs every tool call of an assistant message and answers each with one `tool_result`.
-   * Rejects only for a malformed message (the app's bug); whatever a tool does, it resolves.
+   * Runs every tool call of an assistant message (Anthropic, or OpenAI with `tool_calls`) and
+   * answers each with one `tool_result`. Rejects only for a malformed message (the app's bug);
+   * whatever a tool does, it resolves. A message whose stop reason is not tool use runs nothing:
+   * every call is voided with a result that says why.
    */
   runTurn(message: AssistantMessage, options?: TurnOptions): Promise<TurnResult>
+  /**
+   * Starts a streaming turn: push the model's stream events as they arrive; safe calls start
+   * while the model is still talking.
+   *
+   * @example
+   * const turn = kernel.startTurn({ signal })
+   * for await (const event of stream) turn.push(event)
+   * const { message } = await turn.result()
+   */
+  startTurn(options?: StreamTurnOptions): Turn
 }
 
 /**
@@ -83,56 +91,31 @@ export function createKernel(options: KernelOptions): Kernel {
   }
   const machine = provideToolCallMachine()
 
+  const earlyStart = options.earlyStart ?? 'safe'
+  const turnDeps = () => ({ turnId: ids.next('turn'), log, services, machine, maxConcurrency })
+
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
-    const uses = toolUsesOf(message)
-    const turnId = ids.next('turn')
-    const first = log.append({ type: 'turn.started', turnId, mode: 'batch', maxConcurrency }).seq
-    const calls = uses.map((use, index) => scheduled(turnId, use, index))
-    const signal = turnOptions.signal
-    const onAbort = (): void => void log.append({ type: 'turn.aborted', turnId, reason: abortReason(signal as AbortSignal) })
-    if (signal?.aborted === true) onAbort()
-    else signal?.addEventListener('abort', onAbort, { once: true })
-    try {
-      await lastValueFrom(
-        from(calls).pipe(
-          scheduleCalls({ maxConcurrency, signal, abortReason }),
-          map(() => undefined),
-          defaultIfEmpty(undefined),
-        ),
-      )
-    } finally {
-      signal?.removeEventListener('abort', onAbort)
-    }
-    log.append({ type: 'turn.completed', turnId, results: uses.length })
-    const events = log.read().slice(first).filter((event) => event.turnId === turnId)
-    return { message: projectTurnMessage(events, turnId), events }
+    const { uses, stopReason } = toolUsesOf(message)
+    const voids = stopReason !== null && stopReason !== 'tool_use'
+    // A message cut short, or a turn already aborted, must start nothing before its end voids it.
+    const hold = voids || turnOptions.signal?.aborted === true
+    const turn = startTurn(turnDeps(), { mode: 'batch', earlyStart: hold ? 'none' : 'all' })
+    for (const use of uses) turn.addIncoming(use)
+    turn.attach(turnOptions.signal)
+    turn.end(voids ? stopReason : 'tool_use')
+    return turn.result()
   }
 
-  function scheduled(turnId: string, use: ToolUseBlock, index: number): ScheduledCall {
-    const request: CallRequest = { turnId, toolUseId: use.id, index, name: use.name, input: use.input }
-    log.append({ type: 'tool.requested', turnId, toolUseId: use.id, index, name: use.name, input: use.input })
-    const safety = classifySafety(registry, use.name, use.input, undefined)
-    log.append({ type: 'tool.queued', turnId, toolUseId: use.id, ...safety })
-    return {
-      toolUseId: use.id,
-      safe: safety.safe,
-      early: true,
-      start: ({ batch, running }) => {
-        log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
-        return startToolCall(machine, services, request)
-      },
-      void: (reason) => startToolCall(machine, services, { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } }),
-    }
+  return {
+    log,
+    tools: registry.tools,
+    runTurn,
+    startTurn: (turnOptions = {}) => {
+      const turn = startTurn(turnDeps(), { mode: 'stream', earlyStart: turnOptions.earlyStart ?? earlyStart })
+      turn.attach(turnOptions.signal)
+      return turn
+    },
   }
-
-  return { log, tools: registry.tools, runTurn }
-}
-
-function abortReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason
-  if (typeof reason === 'string' && reason !== '') return reason
-  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message !== '') return reason.message
-  return 'the user interrupted the turn'
 }
 
 function assertTools(tools: unknown): readonly Tool[] {

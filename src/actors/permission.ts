@@ -5,6 +5,7 @@
 import type { PermissionDecision } from '../machines/tool-call.types.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
 import { describeError } from './result-text.js'
+import { allowByDefault } from '../tools/build-tool.js'
 
 /** What the app is asked when a call needs approval. */
 export interface PermissionRequest {
@@ -26,11 +27,17 @@ export interface PermissionVerdict extends PermissionDecision {
 
 export interface PermissionPolicy {
   decide(tool: Tool, input: unknown, context: ToolContext): Promise<PermissionVerdict> | PermissionVerdict
+  /**
+   * What `decide` will say, when that is known without running anything: early start (while the
+   * model is still streaming) is only for calls that will not stop to ask. 'unknown' waits.
+   */
+  preview(tool: Tool, input: unknown): 'allow' | 'deny' | 'ask' | 'unknown'
 }
 
 /** The default policy: the tool decides; "ask" goes to `canUseTool`, or is denied when there is none. */
 export function toolPermissionPolicy(canUseTool?: CanUseTool): PermissionPolicy {
   return {
+    preview: (tool) => (tool.checkPermissions === allowByDefault ? 'allow' : 'unknown'),
     decide(tool, input, context) {
       const answer = tool.checkPermissions(input, context)
       return answer instanceof Promise ? answer.then((a) => resolve(a)) : resolve(answer)

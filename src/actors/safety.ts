@@ -3,6 +3,7 @@
  * parse, or a predicate that throws or answers anything but `true` all mean "unsafe".
  */
 import type { ToolRegistry } from '../tools/tool-registry.js'
+import type { Tool } from '../tools/tool.types.js'
 
 export interface Safety {
   safe: boolean
@@ -10,20 +11,27 @@ export interface Safety {
   reason?: string
 }
 
-export function classifySafety(registry: ToolRegistry, name: string, input: unknown, inputError: string | undefined): Safety {
+export interface Classified {
+  safety: Safety
+  /** The tool and its validated input, when both exist (what early start looks at). */
+  tool?: Tool
+  input?: unknown
+}
+
+export function classifySafety(registry: ToolRegistry, name: string, input: unknown, inputError: string | undefined): Classified {
   const tool = registry.find(name)
-  if (tool === undefined) return { safe: false, reason: 'unknown tool' }
-  if (inputError !== undefined) return { safe: false, reason: 'input is not valid JSON' }
+  if (tool === undefined) return { safety: { safe: false, reason: 'unknown tool' } }
+  if (inputError !== undefined) return { safety: { safe: false, reason: 'input is not valid JSON' } }
   let parsed = input
   if (tool.inputSchema !== undefined) {
     const result = tool.inputSchema.safeParse(input)
-    if (!result.success) return { safe: false, reason: 'input does not validate' }
+    if (!result.success) return { safety: { safe: false, reason: 'input does not validate' } }
     parsed = result.data
   }
   try {
-    return tool.isConcurrencySafe(parsed) === true ? SAFE : UNSAFE
+    return { safety: tool.isConcurrencySafe(parsed) === true ? SAFE : UNSAFE, tool, input: parsed }
   } catch {
-    return { safe: false, reason: 'isConcurrencySafe threw' }
+    return { safety: { safe: false, reason: 'isConcurrencySafe threw' }, tool, input: parsed }
   }
 }
 

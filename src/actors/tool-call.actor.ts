@@ -26,12 +26,23 @@ export interface CallRequest {
   voided?: Failure
 }
 
+export interface CallOutcome {
+  /** The tool itself failed while running (what triggers a sibling cascade). */
+  toolFailed: boolean
+}
+
 export interface CallHandle {
   /** Settles when the call's `tool.result` is in the log. Never rejects. */
-  readonly done: Promise<void>
-  /** Interrupts the call: cancels it where it waits, aborts a running 'cancel' tool, leaves a 'block' tool running. */
-  abort(reason: string): void
+  readonly done: Promise<CallOutcome>
+  /**
+   * Interrupts the call: cancels it where it waits, aborts a running 'cancel' tool, leaves a
+   * 'block' tool running — unless `force`, which stops that too.
+   */
+  abort(reason: string, force?: boolean): void
 }
+
+const NOT_FAILED: CallOutcome = Object.freeze({ toolFailed: false })
+const FAILED: CallOutcome = Object.freeze({ toolFailed: true })
 
 /** The machine with the kernel's step implementations, and the registry of its calls' environments. Built once per kernel. */
 export function provideToolCallMachine() {
@@ -91,25 +102,26 @@ export function startToolCall({ machine, envs }: ProvidedToolCallMachine, servic
     actor = createActor(machine, { input })
   } catch (error) {
     failInternally(error)
-    return { done: Promise.resolve(), abort: () => {} }
+    return { done: Promise.resolve(NOT_FAILED), abort: () => {} }
   }
-  const done = new Promise<void>((resolve) => {
+  const done = new Promise<CallOutcome>((resolve) => {
     actor.subscribe({
       complete: () => {
         unbind()
-        resolve()
+        const failure = actor.getSnapshot().context.failure
+        resolve(failure?.step === 'call' && failure.code === 'tool_error' ? FAILED : NOT_FAILED)
       },
       error: (error: unknown) => {
         failInternally(error)
-        resolve()
+        resolve(NOT_FAILED)
       },
     })
   })
   actor.start()
   return {
     done,
-    abort: (reason: string) => {
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason })
+    abort: (reason: string, force = false) => {
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force })
     },
   }
 }

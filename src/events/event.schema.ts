@@ -58,8 +58,18 @@ const DecisionSourceSchema = z.enum(['tool', 'rule', 'mode', 'hook', 'user', 'de
 export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal('turn.started'), mode: z.enum(['batch', 'stream']), maxConcurrency: z.number().int().positive() }),
   z.object({ ...envelope, type: z.literal('turn.aborted'), reason: z.string() }),
+  z.object({ ...envelope, type: z.literal('turn.ended'), stopReason: z.string().nullable() }),
+  z.object({ ...envelope, type: z.literal('turn.discarded'), reason: z.string() }),
   z.object({ ...envelope, type: z.literal('turn.completed'), results: z.number().int().nonnegative() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.requested'), index: z.number().int().nonnegative(), name: z.string(), input: z.unknown() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.requested'),
+    index: z.number().int().nonnegative(),
+    name: z.string(),
+    input: z.unknown(),
+    /** Why the input could not be read (malformed or truncated JSON); `input` is then the raw text. */
+    inputError: z.string().optional(),
+  }),
   z.object({ ...toolEnvelope, type: z.literal('tool.queued'), safe: z.boolean(), reason: z.string().optional() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.dispatched'), batch: z.number().int().nonnegative(), running: z.number().int().nonnegative() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.parsed'), tool: z.string() }),
@@ -74,6 +84,7 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({ ...toolEnvelope, type: z.literal('tool.rejected'), step: StepSchema, code: FailureCodeSchema, message: z.string() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.cancelled'), step: StepSchema, reason: z.string() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.mapped'), isError: z.boolean() }),
+  z.object({ ...toolEnvelope, type: z.literal('tool.cascaded'), siblings: z.array(z.string()) }),
   z.object({ ...toolEnvelope, type: z.literal('tool.result'), outcome: z.enum(['success', 'error', 'cancelled']), block: ToolResultBlockSchema }),
 ])
 

@@ -57,7 +57,7 @@ export const toolCallMachine = setup({
   guards: {
     failed: ({ context }) => context.failure !== null,
     eventFailed: ({ event }) => 'failure' in event && event.failure !== undefined,
-    interruptible: ({ context }) => context.interrupt === 'cancel',
+    interruptible: ({ context, event }) => context.interrupt === 'cancel' || (event.type === 'abort' && event.force === true),
     cancelledOutcome: ({ context }) => context.failure?.code === 'cancelled' || context.failure?.code === 'interrupted',
     hasCustomValidation: ({ context }) => context.steps.customValidation,
     hasPreHooks: ({ context }) => context.steps.preHooks,

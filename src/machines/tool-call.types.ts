@@ -42,4 +42,5 @@ export type ToolCallEvent =
   | { type: 'call.failed'; failure: Failure }
   | { type: 'budget.done' }
   | { type: 'postHook.done' }
-  | { type: 'abort'; reason: string }
+  /** Interrupts the call; `force` stops even a 'block' tool (sibling cascade, discard). */
+  | { type: 'abort'; reason: string; force?: boolean }

@@ -18,27 +18,31 @@ export interface ToolResultMessage {
 export interface TurnMessageState {
   /** tool_use ids in the order the model wrote them. */
   order: string[]
-  /** Which ids are in `order`: a lookup that does not walk the array. */
-  requested: Record<string, true>
+  /** Each id's position among the message's tool calls: `order` sorted by it is tool_use order. */
+  requested: Record<string, number>
   results: Record<string, ToolResultBlock>
+  /** A discarded turn sends nothing to the model. */
+  discarded: boolean
 }
 
-export const initialTurnMessageState: TurnMessageState = { order: [], requested: {}, results: {} }
+export const initialTurnMessageState: TurnMessageState = { order: [], requested: {}, results: {}, discarded: false }
 
 /** Applies one event to a draft of a turn's state: the one place the projection's logic lives. */
 function apply(draft: Draft<TurnMessageState>, event: KernelEvent): void {
   if (event.type === 'tool.requested') {
     if (draft.requested[event.toolUseId] === undefined) {
-      draft.requested[event.toolUseId] = true
+      draft.requested[event.toolUseId] = event.index
       draft.order.push(event.toolUseId)
     }
   } else if (event.type === 'tool.result') {
     // The first result wins: a tool_use is answered exactly once.
     draft.results[event.toolUseId] ??= event.block
+  } else if (event.type === 'turn.discarded') {
+    draft.discarded = true
   }
 }
 
-const SHAPES_MESSAGE = new Set<KernelEvent['type']>(['tool.requested', 'tool.result'])
+const SHAPES_MESSAGE = new Set<KernelEvent['type']>(['tool.requested', 'tool.result', 'turn.discarded'])
 
 /** Folds one event of a turn into its state. Events that do not shape the message return the state as it was. */
 export function reduceTurnMessage(state: TurnMessageState, event: KernelEvent): TurnMessageState {
@@ -51,7 +55,7 @@ export function reduceTurnMessage(state: TurnMessageState, event: KernelEvent): 
  * path every `runTurn` takes.
  */
 function fold(events: Iterable<KernelEvent>, keep: (event: KernelEvent) => boolean): TurnMessageState {
-  const state: TurnMessageState = { order: [], requested: {}, results: {} }
+  const state: TurnMessageState = { order: [], requested: {}, results: {}, discarded: false }
   for (const event of events) if (keep(event)) apply(state, event)
   return state
 }
@@ -59,7 +63,10 @@ function fold(events: Iterable<KernelEvent>, keep: (event: KernelEvent) => boole
 /** The message of a turn's state: results in `tool_use` order (calls without a result yet are left out). */
 export function messageOf(state: TurnMessageState): ToolResultMessage {
   const content: ToolResultBlock[] = []
-  for (const id of state.order) {
+  if (state.discarded) return { role: 'user', content }
+  // Calls arrive in tool_use order in every stream we know; sorting keeps it so if one does not.
+  const order = [...state.order].sort((a, b) => (state.requested[a] ?? 0) - (state.requested[b] ?? 0))
+  for (const id of order) {
     const block = state.results[id]
     if (block !== undefined) content.push(block)
   }
@@ -68,6 +75,7 @@ export function messageOf(state: TurnMessageState): ToolResultMessage {
 
 /**
  * Projects a log into one `tool_result` message per turn, in the order the turns started.
+ * Discarded turns send nothing and are left out.
  *
  * @example
  * const messages = projectMessages(parseJsonl(readFileSync('session.jsonl', 'utf8')).events)
@@ -79,7 +87,7 @@ export function projectMessages(events: Iterable<KernelEvent>): ToolResultMessag
     if (list === undefined) byTurn.set(event.turnId, [event])
     else list.push(event)
   }
-  return [...byTurn.values()].map((turn) => messageOf(fold(turn, () => true)))
+  return [...byTurn.values()].map((turn) => fold(turn, () => true)).filter((state) => !state.discarded).map(messageOf)
 }
 
 /** Projects the message of one turn. */

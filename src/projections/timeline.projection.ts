@@ -38,6 +38,12 @@ function describe(event: KernelEvent): string {
       return `${event.mode} turn, at most ${event.maxConcurrency} at once`
     case 'turn.aborted':
       return `aborted: ${event.reason}`
+    case 'turn.ended':
+      return `message ended (stop reason ${event.stopReason ?? 'none'})`
+    case 'turn.discarded':
+      return `discarded: ${event.reason}`
+    case 'tool.cascaded':
+      return `failed in a parallel batch; stopped ${event.siblings.join(', ')}`
     case 'turn.completed':
       return `${event.results} result(s)`
     case 'tool.requested':

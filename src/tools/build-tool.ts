@@ -43,7 +43,7 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     },
     call: def.call,
     validateInput: def.validateInput,
-    checkPermissions: def.checkPermissions ?? allow,
+    checkPermissions: def.checkPermissions ?? allowByDefault,
     isEnabled: def.isEnabled ?? yes,
     isConcurrencySafe: def.isConcurrencySafe ?? no,
     isReadOnly: def.isReadOnly ?? no,
@@ -62,7 +62,8 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
 const yes = (): boolean => true
 const no = (): boolean => false
 const block = (): 'block' => 'block'
-const allow = (): { behavior: 'allow' } => ({ behavior: 'allow' })
+/** The default `checkPermissions`: the kernel can tell it apart, so such calls may start early. */
+export const allowByDefault = (): { behavior: 'allow' } => ({ behavior: 'allow' })
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function assertDefinition(def: ToolDef<any, any, any>): void {
