@@ -33,3 +33,4 @@ export { projectTimeline, type TimelineRow } from './projections/timeline.projec
 export { toolCallMachine } from './machines/tool-call.machine.js'
 export type { AssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
 export type { Clock, IdGenerator, EventLog, ResultStore } from './ports.js'
+export { parseSSE } from './intake/sse.js'

@@ -112,7 +112,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
         log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
         return startToolCall(deps.machine, services, request)
       },
-      void: (reason) => startToolCall(deps.machine, services, { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } }),
+      // A call whose input never arrived whole says so, rather than why it was not started: it could not run either way.
+      void: (reason) => startToolCall(deps.machine, services, use.inputError !== undefined ? request : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } }),
     }
   }
 
@@ -194,7 +195,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   return {
     turnId,
     push: (event) => (phase === 'open' ? anthropic.push(event) : rejectLate(turnId, phase)),
-    pushOpenAI: (chunk) => (phase === 'open' ? openai.push(chunk) : rejectLate(turnId, phase)),
+    // `[DONE]` follows the chunk with finish_reason, which already ended the message.
+    pushOpenAI: (chunk) => (phase === 'open' ? openai.push(chunk) : chunk === '[DONE]' ? undefined : rejectLate(turnId, phase)),
     addToolUse: (block) => {
       if (phase !== 'open') rejectLate(turnId, phase)
       add(asIncoming(block, nextIndex))
