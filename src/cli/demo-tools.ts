@@ -48,7 +48,26 @@ export function demoTools(root: string) {
       return `NOTES.md now has ${before.split('\n').filter(Boolean).length + 1} line(s)`
     },
   })
-  return [List, Cat, Note]
+  const Count = buildTool({
+    name: 'Count',
+    description: () => 'Counts slowly to a number, one line every 60 ms. Stops at once when interrupted.',
+    inputSchema: z.object({ to: z.number().int().min(1).max(100).describe('The number to count to') }),
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    interruptBehavior: () => 'cancel',
+    async *call({ to }, ctx) {
+      for (let n = 1; n <= to; n++) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 60)
+          ctx.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+        })
+        if (ctx.signal.aborted) return 'stopped'
+        yield `${n}\n`
+      }
+      return Array.from({ length: to }, (_, i) => i + 1).join('\n')
+    },
+  })
+  return [List, Cat, Note, Count]
 }
 
 /** The scripted assistant message the demo runs: parallel reads, a write, bad input, an unknown tool. */

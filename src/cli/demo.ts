@@ -7,13 +7,16 @@ import { systemClock } from '../actors/adapters/system.js'
 import { createKernel } from '../kernel.js'
 import { projectTimeline } from '../projections/timeline.projection.js'
 import { demoMessage, demoTools } from './demo-tools.js'
+import { streamDemo } from './demo-stream.js'
 
 export interface DemoOptions {
   logPath: string
   out: (line: string) => void
+  /** Replay a recorded stream and an interrupted turn instead of the batch turn. */
+  stream?: boolean
 }
 
-export async function runDemo({ logPath, out }: DemoOptions): Promise<void> {
+export async function runDemo({ logPath, out, stream = false }: DemoOptions): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'toolkernel-demo-'))
   try {
     mkdirSync(join(root, 'src'))
@@ -24,6 +27,13 @@ export async function runDemo({ logPath, out }: DemoOptions): Promise<void> {
     rmSync(path, { force: true })
     const log = createJsonlLog(path, systemClock)
     const kernel = createKernel({ tools: demoTools(root), cwd: root, log })
+    if (stream) {
+      out(`toolkernel demo --stream, over ${root}\n`)
+      await streamDemo(kernel, out)
+      log.close()
+      out(`\nEvent log (JSONL): ${path}`)
+      return
+    }
     out(`toolkernel demo — a scripted assistant message with ${demoMessage.content.length - 1} tool calls, over ${root}\n`)
     const { message, events } = await kernel.runTurn(demoMessage)
     log.close()

@@ -6,7 +6,9 @@ import { runDemo } from './demo.js'
 const HELP = `usage: toolkernel <command> [options]
 
 commands:
-  demo [--log PATH]   run a scripted turn through the kernel and print what happened
+  demo [--stream] [--log PATH]
+                      run a scripted turn through the kernel and print what happened;
+                      --stream replays a recorded model stream, then interrupts a turn
                       (writes the event log to PATH, default .toolkernel/demo.jsonl)
   help                show this text
 `
@@ -15,9 +17,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   const [command, ...rest] = argv
   switch (command) {
     case 'demo': {
-      const parsed = parse(rest, { log: { type: 'string', default: '.toolkernel/demo.jsonl' } }, err)
+      const parsed = parse(rest, { log: { type: 'string', default: '.toolkernel/demo.jsonl' }, stream: { type: 'boolean', default: false } }, err)
       if (parsed === undefined) return 2
-      await runDemo({ logPath: String(parsed.log), out })
+      await runDemo({ logPath: String(parsed.log), out, stream: parsed.stream === true })
       return 0
     }
     case undefined:
