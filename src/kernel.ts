@@ -9,7 +9,14 @@ import { toolPermissionPolicy, type CanUseTool } from './actors/permission.js'
 import { provideToolCallMachine } from './actors/tool-call.actor.js'
 import { startTurn, type EarlyStart, type Turn, type TurnResult } from './actors/turn.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
-import type { Clock, EventLog, IdGenerator, ResultStore } from './ports.js'
+import type { Clock, EventLog, IdGenerator, ResultStore, SessionState, ToolPorts } from './ports.js'
+import { createFileSearch } from './actors/adapters/file-search.js'
+import { nodeFileSystem } from './actors/adapters/node-fs.js'
+import { createDirectoryResultStore } from './actors/adapters/result-store.js'
+import { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/budget.js'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execaProcessRunner } from './actors/adapters/process-runner.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
 
@@ -27,12 +34,16 @@ export interface KernelOptions {
   hooks?: HookRunner
   /** Which calls may start while the model is still streaming (DESIGN §3). Default 'safe'. */
   earlyStart?: EarlyStart
-  /** Where oversize output is persisted (the budget step). */
+  /** Where oversize output is persisted (the budget step). Default: a directory under the OS temp dir. */
   results?: ResultStore
+  /** Characters one turn's message may carry before fresh results are persisted. Default 200,000. */
+  messageBudgetChars?: number
   /** The event log. Default: in memory. */
   log?: EventLog
   clock?: Clock
   ids?: IdGenerator
+  /** The file system, shell and file search the built-in tools use. Default: the real ones. */
+  ports?: Partial<Pick<ToolPorts, 'fs' | 'processes' | 'search'>>
 }
 
 export interface TurnOptions {
@@ -85,14 +96,23 @@ export function createKernel(options: KernelOptions): Kernel {
     registry,
     log,
     cwd: options.cwd ?? process.cwd(),
-    ports: { clock, ids },
+    ports: {
+      clock,
+      ids,
+      fs: options.ports?.fs ?? nodeFileSystem,
+      processes: options.ports?.processes ?? execaProcessRunner,
+      search: options.ports?.search ?? createFileSearch(),
+      session: mapSession(),
+    },
     hooks: options.hooks ?? noHooks,
     permissions: toolPermissionPolicy(options.canUseTool),
+    results: options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results')),
   }
   const machine = provideToolCallMachine()
 
   const earlyStart = options.earlyStart ?? 'safe'
-  const turnDeps = () => ({ turnId: ids.next('turn'), log, services, machine, maxConcurrency })
+  const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
+  const turnDeps = () => ({ turnId: ids.next('turn'), log, services, machine, maxConcurrency, messageBudget })
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
     const { uses, stopReason } = toolUsesOf(message)
@@ -116,6 +136,11 @@ export function createKernel(options: KernelOptions): Kernel {
       return turn
     },
   }
+}
+
+function mapSession(): SessionState {
+  const values = new Map<string, unknown>()
+  return { get: <T>(key: string) => values.get(key) as T | undefined, set: (key, value) => void values.set(key, value) }
 }
 
 function assertTools(tools: unknown): readonly Tool[] {

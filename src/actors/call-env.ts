@@ -5,7 +5,8 @@
 import { enqueueActions, type AnyActorRef } from 'xstate'
 import type { ToolResultBlock } from '../events/event.schema.js'
 import type { ToolCallContext, ToolCallEvent } from '../machines/tool-call.types.js'
-import type { EventLog, ToolPorts } from '../ports.js'
+import type { EventLog, ResultStore, ToolPorts } from '../ports.js'
+import type { TurnBudget } from './budget.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
 import type { HookRunner } from './hooks.js'
@@ -19,6 +20,7 @@ export interface CallServices {
   readonly ports: ToolPorts
   readonly hooks: HookRunner
   readonly permissions: PermissionPolicy
+  readonly results: ResultStore
   /** Called for each progress report, after it is logged (the streaming `updates()` feed). */
   readonly onProgress?: (turnId: string, toolUseId: string, data: unknown) => void
 }
@@ -31,9 +33,15 @@ export interface CallEnv {
   /** Created on first use: most calls never look at their signal. */
   controller: AbortController | undefined
   readonly progress: unknown[]
+  /** The turn's message budget, shared by its calls. */
+  readonly budget: TurnBudget
   tool?: Tool
   input?: unknown
   output?: unknown
+  /** The output as a block, mapped when the call finished (the budget measures it). */
+  mapped?: { block: ToolResultBlock } | { error: unknown }
+  /** Set when the budget step persisted the output. */
+  persisted?: { path: string; chars: number }
   block?: ToolResultBlock
   emitted: boolean
   toolContext?: ToolContext

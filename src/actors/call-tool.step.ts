@@ -1,6 +1,8 @@
 /** The call step: runs the tool itself, outside XState's actor machinery (one promise, no child actor). */
 import type { Tool, ToolContext } from '../tools/tool.types.js'
-import { controllerOf, sendIfActive, toolContextOf, type StepArgs } from './call-env.js'
+import { claimBudget, textOf } from './budget.js'
+import { controllerOf, sendIfActive, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
+import { checkBlock } from './map-result.step.js'
 import { toolErrorText } from './result-text.js'
 
 export function runCallStep({ context, self, env }: StepArgs): void {
@@ -8,12 +10,27 @@ export function runCallStep({ context, self, env }: StepArgs): void {
   invokeTool(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)).then(
     (output) => {
       env.output = output
-      sendIfActive(self, { type: 'call.done', overBudget: false })
+      sendIfActive(self, { type: 'call.done', overBudget: measure(env, tool, context.toolUseId) })
     },
     (error: unknown) => {
       sendIfActive(self, { type: 'call.failed', failure: { step: 'call', code: 'tool_error', message: toolErrorText(tool.name, error) } })
     },
   )
+}
+
+/**
+ * Maps the output to its block once, here, so the budget step can measure what the model would
+ * read; a mapper that throws is kept for the map step to report.
+ */
+function measure(env: CallEnv, tool: Tool, toolUseId: string): boolean {
+  try {
+    const block = checkBlock(tool.mapToolResultToToolResultBlockParam(env.output, toolUseId))
+    env.mapped = { block }
+    return claimBudget(env.budget, textOf(block).length, tool.maxResultSizeChars)
+  } catch (error) {
+    env.mapped = { error }
+    return false
+  }
 }
 
 /** Aborts the tool's own signal: only for 'cancel' tools, when the turn is interrupted. */

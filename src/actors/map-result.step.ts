@@ -19,7 +19,9 @@ export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallConte
   }
   const tool = env.tool as Tool
   try {
-    env.block = normalise(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId), tool, context.toolUseId)
+    const mapped = env.mapped ?? { block: checkBlock(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId)) }
+    if ('error' in mapped) throw mapped.error
+    env.block = normalise(mapped.block, tool, context.toolUseId)
     return undefined
   } catch (error) {
     const failure: Failure = { step: 'map', code: 'tool_error', message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}` }
@@ -28,10 +30,14 @@ export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallConte
   }
 }
 
-function normalise(block: unknown, tool: Tool, toolUseId: string): ToolResultBlock {
+/** The mapper's block, checked: a mapper is the tool's code, and its answer a trust boundary. */
+export function checkBlock(block: unknown): ToolResultBlock {
   const parsed = ToolResultBlockSchema.safeParse(block)
   if (!parsed.success) throw new Error(`its mapper returned something that is not a tool_result block (${parsed.error.issues[0]?.message ?? 'invalid'})`)
-  const result = parsed.data
+  return parsed.data
+}
+
+function normalise(result: ToolResultBlock, tool: Tool, toolUseId: string): ToolResultBlock {
   const empty = result.content === '' || (Array.isArray(result.content) && result.content.length === 0)
   const content = empty ? text.emptyOutputText(tool.userFacingName()) : result.content
   return result.is_error === true

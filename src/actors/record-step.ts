@@ -31,7 +31,11 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
       log.append({ type: 'tool.hooked', ...ids, phase: step === 'preHook' ? 'pre' : 'post', outcome: 'continue' })
       return
     case 'call':
-      log.append({ type: 'tool.completed', ...ids, output: env.output })
+      // Output that goes to the result store is kept there, not in the log: the budget event names the file.
+      log.append({ type: 'tool.completed', ...ids, output: event.type === 'call.done' && event.overBudget ? { persisted: true } : env.output })
+      return
+    case 'budget':
+      if (env.persisted !== undefined) log.append({ type: 'tool.budgeted', ...ids, ...env.persisted })
       return
     case 'map':
       log.append({ type: 'tool.mapped', ...ids, isError: env.block?.is_error === true })

@@ -10,6 +10,8 @@ import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from '../
 import { CallEnvs, type CallEnv, type CallServices } from './call-env.js'
 import { abortCallStep, runCallStep } from './call-tool.step.js'
 import { mapResultStep } from './map-result.step.js'
+import { runBudgetStep } from './budget.step.js'
+import type { TurnBudget } from './budget.js'
 import { recordStart, recordStep } from './record-step.js'
 import { describeError } from './result-text.js'
 import { parseStep, runHooksStep, runPermissionStep, runValidateInputStep, validateSchemaStep } from './steps.js'
@@ -24,6 +26,8 @@ export interface CallRequest {
   inputError?: string
   /** Set to end the call without running it (abort before start, a stop reason, a failed sibling). */
   voided?: Failure
+  /** The turn's message budget, shared by its calls. */
+  budget: TurnBudget
 }
 
 export interface CallOutcome {
@@ -56,7 +60,7 @@ export function provideToolCallMachine() {
       runPermission: envs.raising(runPermissionStep),
       runCall: envs.step(runCallStep),
       abortCall: envs.step(abortCallStep),
-      runBudget: ({ self }) => self.send({ type: 'budget.done' }),
+      runBudget: envs.raising(runBudgetStep),
       mapResult: envs.assigning(mapResultStep),
       runPostHooks: envs.raising(runHooksStep('post')),
       recordStep: (({ context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent }, params: { step: Step }) =>
@@ -78,6 +82,7 @@ export function startToolCall({ machine, envs }: ProvidedToolCallMachine, servic
     rawInput: request.input,
     inputError: request.inputError,
     controller: undefined,
+    budget: request.budget,
     progress: [],
     emitted: false,
   }

@@ -13,6 +13,7 @@ import { projectTurnMessage, type ToolResultMessage } from '../projections/messa
 import { updateOf, type TurnUpdate } from '../projections/updates.projection.js'
 import type { EventLog } from '../ports.js'
 import { toAsyncIterable } from './async-iterable.js'
+import type { TurnBudget } from './budget.js'
 import type { CallServices } from './call-env.js'
 import { classifySafety } from './safety.js'
 import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
@@ -55,6 +56,8 @@ export interface TurnDeps {
   services: CallServices
   machine: ProvidedToolCallMachine
   maxConcurrency: number
+  /** Characters the turn's message may carry before fresh results are persisted. */
+  messageBudget: number
 }
 
 export interface TurnConfig {
@@ -78,6 +81,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency }).seq
   const control = new Subject<SchedulerInput>()
   const ids = new Set<string>()
+  const budget: TurnBudget = { limit: deps.messageBudget, used: 0 }
   let nextIndex = 0
   let phase: 'open' | 'ended' | 'over' = 'open'
   let discarded = false
@@ -100,7 +104,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   }
 
   const scheduled = (use: IncomingToolUse, safe: boolean, early: boolean, cascades: boolean): ScheduledCall => {
-    const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input }
+    const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
     if (use.inputError !== undefined) request.inputError = use.inputError
     return {
       toolUseId: use.id,

@@ -1,0 +1,47 @@
+import { z } from 'zod'
+import { buildTool } from '../build-tool.js'
+import { lazySchema } from '../lazy-schema.js'
+import { absolutePathProblem } from './paths.js'
+
+export const GLOB_LIMIT = 200
+
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/**/index.{js,ts}"'),
+    path: z.string().optional().describe('Absolute directory to search in (default: the working directory)'),
+  }),
+)
+
+/** Glob: file paths matching a pattern, newest first. */
+export const Glob = buildTool({
+  name: 'Glob',
+  searchHint: 'find files pattern glob list directory',
+  category: 'search',
+  description: () => 'Finds files by glob pattern.',
+  prompt: () =>
+    [
+      'Finds files whose paths match a glob pattern ("**/*.ts", "src/**/test_*.py") and returns their paths relative to the search directory, newest first, one per line.',
+      'Use it to find files by name; to find files by their content use Grep.',
+      `.git, node_modules and similar directories are skipped and .gitignore is respected. At most ${GLOB_LIMIT} paths are returned; the result says when more matched, so narrow the pattern or the path.`,
+      'path, when given, must be an absolute directory.',
+    ].join(' '),
+  inputSchema,
+  maxResultSizeChars: 100_000,
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  getPath: (input) => input.path,
+  validateInput: (input, context) => {
+    const problem = input.path === undefined ? undefined : absolutePathProblem(input.path, context.cwd, 'path')
+    return problem === undefined ? { result: true } : { result: false, message: problem }
+  },
+  async call({ pattern, path }, { cwd, ports }) {
+    const root = path ?? cwd
+    const stat = await ports.fs.stat(root)
+    if (stat?.kind !== 'directory') throw new Error(`${root} is not a directory`)
+    const matches = await ports.search.glob(pattern, root)
+    if (matches.length === 0) return `No files match ${pattern} under ${root}`
+    const shown = matches.slice(0, GLOB_LIMIT).map((m) => m.path)
+    const more = matches.length - shown.length
+    return more > 0 ? `${shown.join('\n')}\n(${more} more matched, ${matches.length} in all; narrow the pattern or the path)` : shown.join('\n')
+  },
+})
