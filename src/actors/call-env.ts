@@ -33,6 +33,8 @@ export interface CallEnv {
   /** Created on first use: most calls never look at their signal. */
   controller: AbortController | undefined
   readonly progress: unknown[]
+  /** Characters of text progress logged so far (see PROGRESS_LOG_CHARS). */
+  progressLogged: number
   /** The turn's message budget, shared by its calls. */
   readonly budget: TurnBudget
   tool?: Tool
@@ -139,6 +141,23 @@ export function isThenable<T>(value: unknown): value is PromiseLike<T> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
 }
 
+/** Text progress a call may put into the log; past it, the log notes only how much was left out. */
+export const PROGRESS_LOG_CHARS = 32_000
+
+/**
+ * Progress as the log keeps it. A command streaming megabytes must not copy them into the log
+ * (the budget step keeps big output in the result store): text beyond the call's allowance is
+ * replaced by a note of its size. The call itself keeps everything, for an interrupted result.
+ */
+function boundProgress(env: CallEnv, data: unknown): unknown {
+  if (typeof data !== 'string') return data
+  const room = PROGRESS_LOG_CHARS - env.progressLogged
+  env.progressLogged += data.length
+  if (data.length <= room) return data
+  const kept = Math.max(0, room)
+  return `${data.slice(0, kept)}[… ${data.length - kept} characters of progress not kept in the log]`
+}
+
 export function controllerOf(env: CallEnv): AbortController {
   env.controller ??= new AbortController()
   return env.controller
@@ -157,8 +176,9 @@ export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): 
       ports: services.ports,
       onProgress: (data: unknown) => {
         env.progress.push(data)
-        services.log.append({ type: 'tool.progress', turnId, toolUseId, data })
-        services.onProgress?.(turnId, toolUseId, data)
+        const logged = boundProgress(env, data)
+        services.log.append({ type: 'tool.progress', turnId, toolUseId, data: logged })
+        services.onProgress?.(turnId, toolUseId, logged)
       },
     }
   }

@@ -84,6 +84,7 @@ export function startToolCall({ machine, envs }: ProvidedToolCallMachine, servic
     controller: undefined,
     budget: request.budget,
     progress: [],
+    progressLogged: 0,
     emitted: false,
   }
   const unbind = envs.bind(request.turnId, request.toolUseId, env)

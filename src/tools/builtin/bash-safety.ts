@@ -27,6 +27,7 @@ const EXPANSION = /`|\$\(|\$\{|\$[A-Za-z_0-9@*#?$!-]|<\(|>\(/
 export function readOnlyVerdict(command: string): ReadOnlyVerdict {
   if (command.trim() === '') return { readOnly: false, reason: 'empty command' }
   if (EXPANSION.test(command)) return { readOnly: false, reason: 'command or process substitution, or variable expansion' }
+  if (!quotesBalanced(command)) return { readOnly: false, reason: 'an unterminated quote' }
   let tokens: ParseEntry[]
   try {
     tokens = parse(command)
@@ -67,6 +68,20 @@ export function readOnlyVerdict(command: string): ReadOnlyVerdict {
     if (!verdict.readOnly) return verdict
   }
   return { readOnly: true }
+}
+
+/** shell-quote accepts an unterminated quote silently; bash would not run the command as written. */
+function quotesBalanced(command: string): boolean {
+  let quote: string | undefined
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i]
+    if (quote === undefined) {
+      if (ch === '\\') i++
+      else if (ch === '"' || ch === "'") quote = ch
+    } else if (ch === quote) quote = undefined
+    else if (ch === '\\' && quote === '"') i++
+  }
+  return quote === undefined
 }
 
 function simpleCommand(words: readonly string[]): ReadOnlyVerdict {

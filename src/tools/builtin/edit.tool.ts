@@ -62,6 +62,7 @@ export const Edit = buildTool({
 /** Numbered lines around the (first) change in the new text. */
 function snippet(updated: string, at: number, inserted: string): string {
   const lines = updated.split('\n')
+  if (lines.at(-1) === '') lines.pop()
   const startLine = updated.slice(0, at).split('\n').length
   const endLine = startLine + Math.max(0, inserted.split('\n').length - 1)
   const from = Math.max(1, startLine - SNIPPET_CONTEXT)
