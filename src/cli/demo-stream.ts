@@ -1,16 +1,19 @@
 /**
  * `toolkernel demo --stream`: replays a recorded model stream with its timing, so safe calls
- * finish while the model is still talking; then interrupts a second turn mid-call.
+ * finish while the model is still talking; then interrupts a running command.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Kernel } from '../kernel.js'
 import { parseSSE } from '../intake/sse.js'
 
 const EVENT_GAP_MS = 25
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export async function streamDemo(kernel: Kernel, out: (line: string) => void): Promise<void> {
-  const events = parseSSE(readFileSync(new URL('../../fixtures/demo/stream.sse', import.meta.url), 'utf8'))
+export async function streamDemo(kernel: Kernel, root: string, streamFile: string, out: (line: string) => void): Promise<void> {
+  // The recording's paths point at /project; they are mapped onto the temporary copy.
+  const body = readFileSync(streamFile, 'utf8').replaceAll('/project', JSON.stringify(root).slice(1, -1))
+  const events = parseSSE(body)
   out(`1. A recorded stream (fixtures/demo/stream.sse, ${events.length} events, one every ${EVENT_GAP_MS} ms):\n`)
   const t0 = Date.now()
   const at = () => `+${String(Date.now() - t0).padStart(4)} ms`
@@ -29,15 +32,16 @@ export async function streamDemo(kernel: Kernel, out: (line: string) => void): P
   const first = await turn.result()
   await watching
   out(`  ${at()}  result message ready: ${first.message.content.length} tool_result blocks, in tool_use order`)
+  out(JSON.stringify(first.message, null, 2))
 
-  out('\n2. An interrupted turn: Count (stops when interrupted) is running, Note waits behind it; the user presses Esc:\n')
+  out('\n2. An interrupted turn: a slow command is running and a Write waits behind it; the user presses Esc:\n')
   const controller = new AbortController()
   const second = kernel.startTurn({ signal: controller.signal })
-  second.addToolUse({ id: 'toolu_i1_count', name: 'Count', input: { to: 10 } })
-  second.addToolUse({ id: 'toolu_i2_note', name: 'Note', input: { line: 'counted to ten' } })
+  second.addToolUse({ id: 'toolu_i1_count', name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "step $i"; sleep 0.1; done' } })
+  second.addToolUse({ id: 'toolu_i2_write', name: 'Write', input: { file_path: join(root, 'NOTES.md'), content: 'counted to ten\n' } })
   second.end('tool_use')
-  await sleep(200)
+  await sleep(350)
   controller.abort('the user pressed Esc')
   const { message } = await second.result()
-  for (const block of message.content) out(`  ${block.tool_use_id}: ${String(block.content).replace(/\n/g, '\\n')}`)
+  out(JSON.stringify(message, null, 2))
 }

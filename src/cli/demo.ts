@@ -1,56 +1,97 @@
-/** `toolkernel demo`: one scripted turn through the kernel, printed as batches, timeline and result. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+/**
+ * `toolkernel demo`: a small coding scenario with the built-in tools over a temporary copy of
+ * fixtures/demo/project — look around (with a bad call and an unknown tool), read in parallel,
+ * edit, run the check, and one huge output that goes to the result store.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createJsonlLog } from '../actors/adapters/jsonl-log.store.js'
+import { createDirectoryResultStore } from '../actors/adapters/result-store.js'
 import { systemClock } from '../actors/adapters/system.js'
-import { createKernel } from '../kernel.js'
+import type { TurnResult } from '../actors/turn.js'
+import { createKernel, type Kernel } from '../kernel.js'
 import { projectTimeline } from '../projections/timeline.projection.js'
-import { demoMessage, demoTools } from './demo-tools.js'
+import { builtinTools } from '../tools/builtin/index.js'
 import { streamDemo } from './demo-stream.js'
 
 export interface DemoOptions {
   logPath: string
   out: (line: string) => void
-  /** Replay a recorded stream and an interrupted turn instead of the batch turn. */
+  /** Replay a recorded stream and an interrupted turn instead of the batch scenario. */
   stream?: boolean
 }
 
+const FIXTURES = fileURLToPath(new URL('../../fixtures/demo/', import.meta.url))
+
 export async function runDemo({ logPath, out, stream = false }: DemoOptions): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), 'toolkernel-demo-'))
+  const scratch = mkdtempSync(join(tmpdir(), 'toolkernel-demo-'))
+  const root = join(scratch, 'project')
   try {
-    mkdirSync(join(root, 'src'))
-    writeFileSync(join(root, 'README.md'), '# demo project\nA tiny project for toolkernel to look at.\n')
-    writeFileSync(join(root, 'src/main.txt'), 'TODO: write the main program\n')
+    cpSync(join(FIXTURES, 'project'), root, { recursive: true })
     const path = resolve(logPath)
     mkdirSync(dirname(path), { recursive: true })
     rmSync(path, { force: true })
     const log = createJsonlLog(path, systemClock)
-    const kernel = createKernel({ tools: demoTools(root), cwd: root, log })
-    if (stream) {
-      out(`toolkernel demo --stream, over ${root}\n`)
-      await streamDemo(kernel, out)
-      log.close()
-      out(`\nEvent log (JSONL): ${path}`)
-      return
-    }
-    out(`toolkernel demo — a scripted assistant message with ${demoMessage.content.length - 1} tool calls, over ${root}\n`)
-    const { message, events } = await kernel.runTurn(demoMessage)
+    const kernel = createKernel({ tools: builtinTools, cwd: root, log, results: createDirectoryResultStore(join(dirname(path), 'results')) })
+    out(`toolkernel demo${stream ? ' --stream' : ''}: the built-in tools over a copy of fixtures/demo/project in ${root}\n`)
+    if (stream) await streamDemo(kernel, root, join(FIXTURES, 'stream.sse'), out)
+    else await codingScenario(kernel, root, out)
     log.close()
-
-    out('Batches (consecutive concurrency-safe calls run together; others alone):')
-    const batches = new Map<number, string[]>()
-    for (const e of events) if (e.type === 'tool.dispatched') batches.set(e.batch, [...(batches.get(e.batch) ?? []), e.toolUseId])
-    for (const [batch, ids] of batches) out(`  batch ${batch}: ${ids.join(', ')}`)
-
-    out('\nTimeline (ms since the turn started):')
-    for (const row of projectTimeline(events)) {
-      out(`  ${String(row.t).padStart(4)}  ${(row.toolUseId ?? '').padEnd(14)} ${row.type.padEnd(16)} ${row.detail}`)
-    }
-    out('\nThe tool_result message for the model:')
-    out(JSON.stringify(message, null, 2))
-    out(`\nEvent log (${events.length} events, JSONL): ${path}`)
+    out(`\nEvent log (JSONL): ${path}`)
   } finally {
-    rmSync(root, { recursive: true, force: true })
+    rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+async function codingScenario(kernel: Kernel, root: string, out: (line: string) => void): Promise<void> {
+  const file = (p: string) => join(root, p)
+  const turns: Array<{ title: string; calls: Array<[string, string, unknown]> }> = [
+    {
+      title: 'Look around: two searches in parallel, a misspelt tool, and a Read with the wrong field',
+      calls: [
+        ['toolu_01_grep', 'Grep', { pattern: 'TODO', output_mode: 'content' }],
+        ['toolu_02_glob', 'Glob', { pattern: '**/*.js' }],
+        ['toolu_03_search', 'Serch', { query: 'greet' }],
+        ['toolu_04_read', 'Read', { path: file('README.md') }],
+      ],
+    },
+    {
+      title: 'Read the two files that matter, in parallel',
+      calls: [
+        ['toolu_05_read', 'Read', { file_path: file('src/greet.js') }],
+        ['toolu_06_read', 'Read', { file_path: file('check.js') }],
+      ],
+    },
+    {
+      title: 'Fix the greeting',
+      calls: [['toolu_07_edit', 'Edit', { file_path: file('src/greet.js'), old_string: "  return 'Hello ' + name", new_string: "  return 'Hello, ' + name + '!'" }]],
+    },
+    {
+      title: 'Run the check, then a command with far too much output (it goes to the result store)',
+      calls: [
+        ['toolu_08_check', 'Bash', { command: 'node check.js', description: 'Run the project check' }],
+        ['toolu_09_seq', 'Bash', { command: 'seq 1 40000', description: 'Print forty thousand numbers' }],
+      ],
+    },
+  ]
+  for (const [i, turn] of turns.entries()) {
+    out(`\n=== Turn ${i + 1}: ${turn.title}`)
+    const result = await kernel.runTurn({ role: 'assistant', content: turn.calls.map(([id, name, input]) => ({ type: 'tool_use', id, name, input })) })
+    printTurn(result, out)
+  }
+}
+
+function printTurn({ message, events }: TurnResult, out: (line: string) => void): void {
+  const batches = new Map<number, string[]>()
+  for (const e of events) if (e.type === 'tool.dispatched') batches.set(e.batch, [...(batches.get(e.batch) ?? []), e.toolUseId])
+  out('Batches (consecutive concurrency-safe calls run together; others alone):')
+  for (const [batch, ids] of batches) out(`  batch ${batch}: ${ids.join(', ')}`)
+  out('Timeline (ms since the turn started):')
+  for (const row of projectTimeline(events)) {
+    out(`  ${String(row.t).padStart(4)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(16)} ${row.detail}`)
+  }
+  out('The tool_result message for the model:')
+  out(JSON.stringify(message, null, 2))
 }

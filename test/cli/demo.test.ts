@@ -1,0 +1,45 @@
+/** The real bin, as `npm run demo` runs it (npm test builds dist first). */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+import { parseJsonl, projectMessages } from '../../src/index.js'
+
+const run = promisify(execFile)
+const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname
+const dir = mkdtempSync(join(tmpdir(), 'toolkernel-cli-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('toolkernel demo', () => {
+  it('runs the coding scenario and writes a log that re-projects to what it printed', async () => {
+    const log = join(dir, 'demo.jsonl')
+    const { stdout } = await run('node', [bin, 'demo', '--log', log])
+    expect(stdout).toContain('batch 0: toolu_01_grep, toolu_02_glob')
+    expect(stdout).toContain('No such tool: \\"Serch\\"')
+    expect(stdout).toContain('check passed: greet works')
+    expect(stdout).toMatch(/Output too large to show whole \(228893 characters, 40000 lines\); the full output is saved to /)
+    const parsed = parseJsonl(readFileSync(log, 'utf8'))
+    expect(parsed.corrupt).toEqual([])
+    const messages = projectMessages(parsed.events)
+    expect(messages).toHaveLength(4)
+    expect(stdout).toContain(JSON.stringify(messages[2], null, 2))
+  })
+
+  it('--stream finishes safe calls before the stream ends, and interrupts a turn', async () => {
+    const { stdout } = await run('node', [bin, 'demo', '--stream', '--log', join(dir, 'stream.jsonl')])
+    const lines = stdout.split('\n')
+    const ended = lines.findIndex((l) => l.includes('the stream ended'))
+    const firstDone = lines.findIndex((l) => l.includes('toolu_s1_glob finished (success)'))
+    expect(firstDone).toBeGreaterThan(-1)
+    expect(firstDone).toBeLessThan(ended)
+    expect(stdout).toContain('Bash was interrupted while running: the user pressed Esc.')
+    expect(stdout).toContain('Write was cancelled before it ran: the user pressed Esc.')
+  })
+
+  it('rejects unknown commands and options with a clear message', async () => {
+    await expect(run('node', [bin, 'frobnicate'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "frobnicate"') })
+    await expect(run('node', [bin, 'demo', '--nope'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--nope'") })
+  })
+})
