@@ -10,7 +10,13 @@ export { buildTool, defaultMapper, DEFAULT_MAX_RESULT_SIZE_CHARS } from './tools
 export { lazySchema, type LazySchema } from './tools/lazy-schema.js'
 export { toAPIFormat, inputJsonSchema, type ApiTool } from './tools/to-api-format.js'
 export type { Tool, ToolDef, ToolContext, ToolCall, ValidationResult, PermissionResult, InterruptBehavior, JsonSchemaObject } from './tools/tool.types.js'
-export type { CanUseTool, PermissionRequest, PermissionAnswer } from './actors/permission.js'
+export type { CanUseTool, PermissionRequest, PermissionAnswer, PermissionMode, PermissionPolicy } from './permissions/policy.js'
+export { PERMISSION_MODES } from './permissions/policy.js'
+export { parseRule, type PermissionRule } from './permissions/rules.js'
+export { compileRules, type RuleConfig } from './permissions/ruleset.js'
+export { fingerprint, type GrantScope } from './permissions/grants.js'
+export type { HooksConfig, HookInput, HookOutput, HookFunction, HookEventName } from './hooks/config.js'
+export { combineHookResults, type HookResult, type CombinedHooks } from './hooks/combine.js'
 export type { HookRunner, HookRequest, HookOutcome, HookPhase } from './actors/hooks.js'
 export {
   KernelEventSchema,

@@ -4,11 +4,17 @@
 import { createMemoryLog } from './events/memory-log.store.js'
 import { randomIds, systemClock } from './actors/adapters/system.js'
 import type { CallServices } from './actors/call-env.js'
-import { noHooks, type HookRunner } from './actors/hooks.js'
-import { toolPermissionPolicy, type CanUseTool } from './actors/permission.js'
+import type { HookRunner } from './actors/hooks.js'
+import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
+import { compileRules, deniedOutright, type RuleConfig } from './permissions/ruleset.js'
+import { Grants } from './permissions/grants.js'
+import { createHookRunner } from './hooks/runner.js'
+import type { HooksConfig } from './hooks/config.js'
+import { toAPIFormat, type ApiTool } from './tools/to-api-format.js'
 import { provideToolCallMachine } from './actors/tool-call.actor.js'
 import { startTurn, type EarlyStart, type Turn, type TurnResult } from './actors/turn.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
+import type { KernelEventInput } from './events/event.schema.js'
 import type { Clock, EventLog, IdGenerator, ResultStore, SessionState, ToolPorts } from './ports.js'
 import { createFileSearch } from './actors/adapters/file-search.js'
 import { nodeFileSystem } from './actors/adapters/node-fs.js'
@@ -30,8 +36,15 @@ export interface KernelOptions {
   maxConcurrency?: number
   /** Asked when a call needs approval. Without it, "ask" is denied with a message saying so. */
   canUseTool?: CanUseTool
-  /** Pre- and post-tool hooks. Default: none. */
-  hooks?: HookRunner
+  /**
+   * Permission rules and mode, written as in Claude Code's settings.json:
+   * `{ mode: 'default', allow: ['Bash(npm run test:*)'], deny: ['Read(./.env)'] }`.
+   */
+  permissions?: RuleConfig & { mode?: PermissionMode }
+  /** PreToolUse / PostToolUse / PostToolUseFailure hooks: shell commands or in-process functions. */
+  hooks?: HooksConfig
+  /** Replaces the hook runner altogether (replay provides recorded outcomes). */
+  hookRunner?: HookRunner
   /** Which calls may start while the model is still streaming (DESIGN §3). Default 'safe'. */
   earlyStart?: EarlyStart
   /** Where oversize output is persisted (the budget step). Default: a directory under the OS temp dir. */
@@ -59,6 +72,8 @@ export interface StreamTurnOptions extends TurnOptions {
 export interface Kernel {
   readonly log: EventLog
   readonly tools: readonly Tool[]
+  /** The `tools` request parameter: enabled tools, less those a rule denies outright. */
+  apiTools(): ApiTool[]
   /**
    * Runs every tool call of an assistant message (Anthropic, or OpenAI with `tool_calls`) and
    * answers each with one `tool_result`. Rejects only for a malformed message (the app's bug);
@@ -92,10 +107,16 @@ export function createKernel(options: KernelOptions): Kernel {
   const log = options.log ?? createMemoryLog(clock)
   const registry = new ToolRegistry(assertTools(options.tools))
   const maxConcurrency = resolveMaxConcurrency(options.maxConcurrency, process.env.TOOLKERNEL_MAX_CONCURRENCY)
+  const cwd = options.cwd ?? process.cwd()
+  const mode = options.permissions?.mode ?? 'default'
+  if (!PERMISSION_MODES.includes(mode)) throw new Error(`createKernel: permissions.mode must be one of ${PERMISSION_MODES.join(', ')}, got ${JSON.stringify(mode)}`)
+  const rules = compileRules(options.permissions, registry.tools)
+  const record = (event: KernelEventInput): void => void log.append(event)
+  const sessionId = ids.next('session')
   const services: CallServices = {
     registry,
     log,
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
     ports: {
       clock,
       ids,
@@ -104,8 +125,9 @@ export function createKernel(options: KernelOptions): Kernel {
       search: options.ports?.search ?? createFileSearch(),
       session: mapSession(),
     },
-    hooks: options.hooks ?? noHooks,
-    permissions: toolPermissionPolicy(options.canUseTool),
+    hooks: options.hookRunner ?? createHookRunner(options.hooks, { cwd, sessionId, permissionMode: mode, record }),
+    // Grants live in the log: a kernel over a resumed log honours the ones given before.
+    permissions: createPermissionPolicy({ rules, mode, cwd, grants: Grants.fromLog(log.read()), canUseTool: options.canUseTool, record }),
     results: options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results')),
   }
   const machine = provideToolCallMachine()
@@ -129,6 +151,7 @@ export function createKernel(options: KernelOptions): Kernel {
   return {
     log,
     tools: registry.tools,
+    apiTools: () => toAPIFormat(registry.tools.filter((tool) => !deniedOutright(rules, tool))),
     runTurn,
     startTurn: (turnOptions = {}) => {
       const turn = startTurn(turnDeps(), { mode: 'stream', earlyStart: turnOptions.earlyStart ?? earlyStart })

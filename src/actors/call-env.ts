@@ -10,7 +10,8 @@ import type { TurnBudget } from './budget.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
 import type { HookRunner } from './hooks.js'
-import type { PermissionPolicy } from './permission.js'
+import type { HookSay, PermissionPolicy } from '../permissions/policy.js'
+import type { HookOutcome } from './hooks.js'
 
 /** Per-kernel services the steps use. */
 export interface CallServices {
@@ -42,6 +43,12 @@ export interface CallEnv {
   output?: unknown
   /** The output as a block, mapped when the call finished (the budget measures it). */
   mapped?: { block: ToolResultBlock } | { error: unknown }
+  /** What the hooks of each phase decided (recorded when the step ends). */
+  hooks: { pre?: HookOutcome; post?: HookOutcome }
+  /** A PreToolUse hook's say in the permission step. */
+  hookSay?: HookSay
+  /** Context hooks added for the model, in order. */
+  contexts: string[]
   /** Set when the budget step persisted the output. */
   persisted?: { path: string; chars: number }
   block?: ToolResultBlock

@@ -33,7 +33,10 @@ function measure(env: CallEnv, tool: Tool, toolUseId: string): boolean {
   }
 }
 
-/** Aborts the tool's own signal: only for 'cancel' tools, when the turn is interrupted. */
+/**
+ * Aborts the call's signal: a running 'cancel' tool stops, hook processes are killed, a pending
+ * permission prompt learns it is no longer wanted.
+ */
 export function abortCallStep({ context, env }: StepArgs): void {
   controllerOf(env).abort(context.failure?.message ?? 'interrupted')
 }

@@ -1,27 +1,26 @@
 /**
- * The hook seam of the pre-hook and post-hook steps. The kernel core runs without hooks; the
- * hooks issue plugs command and in-process hooks in behind this interface.
+ * The hook seam of the pre-hook and post-hook steps: the kernel's runner (src/hooks) sits behind
+ * it, and tests or replay can put another there.
  */
+import type { CombinedHooks } from '../hooks/combine.js'
 import type { Tool } from '../tools/tool.types.js'
 
 export type HookPhase = 'pre' | 'post'
 
 export interface HookRequest {
   phase: HookPhase
-  tool: Tool
+  turnId: string
   toolUseId: string
+  tool: Tool
   input: unknown
-  /** After the call: its output, or the failure text. */
+  /** After a successful call: its output. */
   response?: unknown
+  /** After a failed call: the failure text, and whether it was an interrupt. */
   error?: string
+  isInterrupt?: boolean
 }
 
-export interface HookOutcome {
-  /** 'block' ends a pre-hook call early with `reason` as the model-facing text. */
-  outcome: 'continue' | 'block'
-  reason?: string
-  additionalContext?: string
-}
+export type HookOutcome = CombinedHooks
 
 export interface HookRunner {
   /** Whether any hook matches: when none does, the step is skipped without a transition. */
@@ -32,5 +31,5 @@ export interface HookRunner {
 /** No hooks configured. */
 export const noHooks: HookRunner = {
   has: () => false,
-  run: async () => ({ outcome: 'continue' }),
+  run: async () => ({ outcome: 'continue', systemMessages: [], errors: [] }),
 }

@@ -4,6 +4,7 @@ import type { Failure, ToolCallContext } from '../machines/tool-call.types.js'
 import type { Tool } from '../tools/tool.types.js'
 import type { CallEnv, StepArgs } from './call-env.js'
 import * as text from './result-text.js'
+import { withContext } from './hooks.step.js'
 
 /** Codes for calls that never ran: their text is wrapped in `<tool_use_error>` (DESIGN §6). */
 const NEVER_RAN = new Set<Failure['code']>(['unknown_tool', 'tool_disabled', 'invalid_json', 'not_an_object', 'invalid_input', 'validate_input', 'hook_blocked', 'permission_denied'])
@@ -14,18 +15,18 @@ const PARTIAL_TAIL_CHARS = 10_000
 /** Builds the block into the call's environment; changes the context only when the mapper fails. */
 export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
   if (context.failure !== null) {
-    env.block = failureBlock(context, context.failure, env)
+    env.block = withContext(failureBlock(context, context.failure, env), env.contexts)
     return undefined
   }
   const tool = env.tool as Tool
   try {
     const mapped = env.mapped ?? { block: checkBlock(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId)) }
     if ('error' in mapped) throw mapped.error
-    env.block = normalise(mapped.block, tool, context.toolUseId)
+    env.block = withContext(normalise(mapped.block, tool, context.toolUseId), env.contexts)
     return undefined
   } catch (error) {
     const failure: Failure = { step: 'map', code: 'tool_error', message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}` }
-    env.block = failureBlock(context, failure, env)
+    env.block = withContext(failureBlock(context, failure, env), env.contexts)
     return { failure }
   }
 }

@@ -2,7 +2,8 @@
  * Records each step as an event when the machine leaves it: the step's outcome, derived from
  * the machine context and the call's environment. The log is the only record of what happened.
  */
-import type { Step } from '../events/event.schema.js'
+import type { KernelEventInput, Step } from '../events/event.schema.js'
+import type { HookOutcome } from './hooks.js'
 import { failureOfEvent } from '../machines/tool-call.machine.js'
 import type { ToolCallEvent } from '../machines/tool-call.types.js'
 import type { StepArgs } from './call-env.js'
@@ -17,6 +18,7 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
     if (failure.code === 'cancelled' || failure.code === 'interrupted') log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })
     else if (step === 'call') log.append({ type: 'tool.errored', ...ids, message: failure.message })
     else if (step !== 'map') log.append({ type: 'tool.rejected', ...ids, step, code: failure.code, message: failure.message })
+    if (step === 'preHook' && env.hooks.pre !== undefined) log.append(hookedEvent(ids, 'pre', env.hooks.pre))
     if (step !== 'map') return
   }
   switch (step) {
@@ -27,9 +29,11 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
       log.append({ type: 'tool.validated', ...ids })
       return
     case 'preHook':
-    case 'postHook':
-      log.append({ type: 'tool.hooked', ...ids, phase: step === 'preHook' ? 'pre' : 'post', outcome: 'continue' })
+    case 'postHook': {
+      const phase = step === 'preHook' ? 'pre' : 'post'
+      log.append(hookedEvent(ids, phase, env.hooks[phase]))
       return
+    }
     case 'call':
       // Output that goes to the result store is kept there, not in the log: the budget event names the file.
       log.append({ type: 'tool.completed', ...ids, output: event.type === 'call.done' && event.overBudget ? { persisted: true } : env.output })
@@ -49,6 +53,17 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
     default:
       return
   }
+}
+
+function hookedEvent(ids: { turnId: string; toolUseId: string }, phase: 'pre' | 'post', outcome: HookOutcome | undefined): KernelEventInput {
+  const event: KernelEventInput & { type: 'tool.hooked' } = { type: 'tool.hooked', ...ids, phase, outcome: outcome?.outcome ?? 'continue' }
+  if (outcome === undefined) return event
+  if (outcome.reason !== undefined) event.reason = outcome.reason
+  if (outcome.decision !== undefined) event.decision = outcome.decision
+  if (outcome.updatedInput !== undefined) event.updatedInput = outcome.updatedInput
+  if (outcome.additionalContext !== undefined) event.additionalContext = outcome.additionalContext
+  if (outcome.systemMessages.length > 0 || outcome.errors.length > 0) event.systemMessages = [...outcome.systemMessages, ...outcome.errors.map((e) => `hook error: ${e}`)]
+  return event
 }
 
 export function recordStart({ context, env }: StepArgs): void {

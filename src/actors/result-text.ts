@@ -36,6 +36,10 @@ export function permissionDeniedText(tool: string, reason: string): string {
   return `Permission to use ${tool} was denied: ${reason}. Do not retry the same call; choose another approach or ask the user.`
 }
 
+export function hookBlockedText(tool: string, reason: string): string {
+  return `A PreToolUse hook blocked this ${tool} call: ${reason}`
+}
+
 export function toolErrorText(tool: string, error: unknown): string {
   return `${tool} failed: ${describeError(error)}`
 }

@@ -7,7 +7,7 @@ import type { Failure, PermissionDecision, ToolCallContext, ToolCallEvent } from
 import { describeIssues, schemaHint } from '../tools/input-errors.js'
 import { inputJsonSchema } from '../tools/to-api-format.js'
 import type { Tool } from '../tools/tool.types.js'
-import { attempt, controllerOf, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
+import { attempt, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
 import * as text from './result-text.js'
 
 /**
@@ -71,7 +71,7 @@ export function runPermissionStep({ context, self, env }: StepArgs): ToolCallEve
   const tool = env.tool as Tool
   return attempt(
     self,
-    () => env.services.permissions.decide(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)),
+    () => env.services.permissions.decide(tool, env.input, { ...toolContextOf(env, context.turnId, context.toolUseId), turnId: context.turnId }, env.hookSay),
     (verdict) => {
       const decision: PermissionDecision = verdict.reason === undefined
         ? { behavior: verdict.behavior, source: verdict.source }
@@ -93,24 +93,6 @@ export function runPermissionStep({ context, self, env }: StepArgs): ToolCallEve
       failure: { step: 'permission', code: 'permission_denied', message: text.permissionDeniedText(tool.name, `the permission check failed (${text.describeError(error)})`) },
     }),
   )
-}
-
-export function runHooksStep(phase: 'pre' | 'post') {
-  return ({ context, self, env }: StepArgs): ToolCallEvent | undefined => {
-    const tool = env.tool as Tool
-    const request = context.failure === null
-      ? { phase, tool, toolUseId: context.toolUseId, input: env.input, response: env.output }
-      : { phase, tool, toolUseId: context.toolUseId, input: env.input, error: context.failure.message }
-    const done: ToolCallEvent = phase === 'pre' ? { type: 'preHook.done' } : { type: 'postHook.done' }
-    return attempt(
-      self,
-      () => env.services.hooks.run(request, controllerOf(env).signal),
-      (outcome) => outcome.outcome === 'block' && phase === 'pre'
-        ? { type: 'preHook.done', failure: { step: 'preHook', code: 'hook_blocked', message: outcome.reason ?? 'blocked by a hook' } }
-        : done,
-      () => done,
-    )
-  }
 }
 
 function fail(step: Failure['step'], code: Failure['code'], message: string): { failure: Failure } {

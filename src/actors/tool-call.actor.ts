@@ -14,7 +14,8 @@ import { runBudgetStep } from './budget.step.js'
 import type { TurnBudget } from './budget.js'
 import { recordStart, recordStep } from './record-step.js'
 import { describeError } from './result-text.js'
-import { parseStep, runHooksStep, runPermissionStep, runValidateInputStep, validateSchemaStep } from './steps.js'
+import { parseStep, runPermissionStep, runValidateInputStep, validateSchemaStep } from './steps.js'
+import { runHooksStep } from './hooks.step.js'
 
 export interface CallRequest {
   turnId: string
@@ -85,6 +86,8 @@ export function startToolCall({ machine, envs }: ProvidedToolCallMachine, servic
     budget: request.budget,
     progress: [],
     progressLogged: 0,
+    hooks: {},
+    contexts: [],
     emitted: false,
   }
   const unbind = envs.bind(request.turnId, request.toolUseId, env)

@@ -102,7 +102,7 @@ export const toolCallMachine = setup({
           { guard: 'hasPreHooks', target: 'preHook' },
           { target: 'permission' },
         ],
-        abort: { target: 'map', actions: failAt('validate') },
+        abort: { target: 'map', actions: [failAt('validate'), 'abortCall'] },
       },
     },
     preHook: {
@@ -110,7 +110,7 @@ export const toolCallMachine = setup({
       exit: record('preHook'),
       on: {
         'preHook.done': [{ guard: 'eventFailed', target: 'map', actions: failAt('preHook') }, { target: 'permission' }],
-        abort: { target: 'map', actions: failAt('preHook') },
+        abort: { target: 'map', actions: [failAt('preHook'), 'abortCall'] },
       },
     },
     permission: {
@@ -118,7 +118,7 @@ export const toolCallMachine = setup({
       exit: record('permission'),
       on: {
         'permission.done': [{ guard: 'eventFailed', target: 'map', actions: failAt('permission') }, { target: 'call' }],
-        abort: { target: 'map', actions: failAt('permission') },
+        abort: { target: 'map', actions: [failAt('permission'), 'abortCall'] },
       },
     },
     call: {

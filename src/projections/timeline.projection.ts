@@ -42,6 +42,12 @@ function describe(event: KernelEvent): string {
       return `message ended (stop reason ${event.stopReason ?? 'none'})`
     case 'turn.discarded':
       return `discarded: ${event.reason}`
+    case 'hook.finished':
+      return `${event.phase}-hook ${event.hook}: ${event.outcome}${event.decision !== undefined ? ` (${event.decision})` : ''}${event.reason !== undefined ? ` — ${short(event.reason)}` : ''}${event.error !== undefined ? ` — ${short(event.error)}` : ''}`
+    case 'permission.requested':
+      return `asked the user: ${short(event.reason)}`
+    case 'permission.granted':
+      return `granted for the session: ${event.scope === 'rule' ? (event.rule ?? '') : `${event.tool} (${event.scope})`}`
     case 'tool.cascaded':
       return `failed in a parallel batch; stopped ${event.siblings.join(', ')}`
     case 'turn.completed':

@@ -23,7 +23,11 @@ describe('toolkernel demo', () => {
     const parsed = parseJsonl(readFileSync(log, 'utf8'))
     expect(parsed.corrupt).toEqual([])
     const messages = projectMessages(parsed.events)
-    expect(messages).toHaveLength(4)
+    expect(messages).toHaveLength(5)
+    expect(stdout).toContain('[canUseTool] Bash toolu_09_seq asks: the command may change things: seq 1 40000 — allowed once')
+    expect(stdout).toContain('A PreToolUse hook blocked this Bash call: network access is not allowed in this project')
+    expect(stdout).toContain('Permission to use Bash was denied: the rule Bash(rm:*) denies it.')
+    expect(stdout).toMatch(/permission allow by rule: the rule Bash\(node check\.js\) allows it/)
     expect(stdout).toContain(JSON.stringify(messages[2], null, 2))
   })
 

@@ -47,6 +47,9 @@ export const Bash = buildTool<BashInput, BashOutput>({
   isConcurrencySafe: readOnly,
   isDestructive: (input) => !readOnly(input),
   interruptBehavior: () => 'cancel',
+  // Read-only commands run without asking; anything else asks unless a rule or mode allows it.
+  checkPermissions: (input) =>
+    readOnly(input) ? { behavior: 'allow' } : { behavior: 'ask', message: `the command may change things: ${input.command.length > 200 ? `${input.command.slice(0, 200)}…` : input.command}` },
   cascadesOnFailure: true,
   userFacingName: (input) => (input?.description !== undefined ? `Bash (${input.description})` : 'Bash'),
   async call({ command, timeout }, { cwd, signal, ports, onProgress }): Promise<BashOutput> {

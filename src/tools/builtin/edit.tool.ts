@@ -32,6 +32,9 @@ export const Edit = buildTool({
     ].join(' '),
   inputSchema,
   getPath: (input) => input.file_path,
+  isDestructive: () => true,
+  // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
+  checkPermissions: (input) => ({ behavior: 'ask', message: `edit ${input.file_path}` }),
   validateInput: (input, context) => {
     const problem = absolutePathProblem(input.file_path, context.cwd)
     if (problem !== undefined) return { result: false, message: problem }

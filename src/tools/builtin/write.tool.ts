@@ -27,6 +27,9 @@ export const Write = buildTool({
     ].join(' '),
   inputSchema,
   getPath: (input) => input.file_path,
+  isDestructive: () => true,
+  // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
+  checkPermissions: (input) => ({ behavior: 'ask', message: `write ${input.file_path}` }),
   validateInput: (input, context) => {
     const problem = absolutePathProblem(input.file_path, context.cwd)
     return problem === undefined ? { result: true } : { result: false, message: problem }

@@ -18,7 +18,7 @@ export function project(files: Record<string, string | Uint8Array> = {}, options
     mkdirSync(dirname(join(root, path)), { recursive: true })
     writeFileSync(join(root, path), content)
   }
-  const kernel = testKernel(builtinTools, { cwd: root, results: createDirectoryResultStore(join(root, '.results')), ...options })
+  const kernel = testKernel(builtinTools, { cwd: root, results: createDirectoryResultStore(join(root, '.results')), permissions: { mode: 'bypassPermissions' }, ...options })
   let n = 0
   /** Runs one call and returns its block. */
   const call = async (name: string, input: unknown): Promise<ToolResultBlock> => {

@@ -1,0 +1,172 @@
+/**
+ * Runs the hooks that match a call, in parallel, and reads each one's answer by the Claude Code
+ * protocol: exit 0 goes on, exit 2 blocks with stderr as the reason, other codes are non-blocking
+ * errors; a JSON object on stdout wins over the exit code. Every hook's result is an event, then
+ * the results are combined in configuration order. The command never has model input in it: the
+ * call reaches the hook only as JSON on stdin.
+ */
+import type { KernelEventInput } from '../events/event.schema.js'
+import type { HookOutcome, HookRequest, HookRunner } from '../actors/hooks.js'
+import { runHookProcess, type HookProcessResult } from '../actors/adapters/hook-process.js'
+import { describeError } from '../actors/result-text.js'
+import { combineHookResults, type HookResult } from './combine.js'
+import { compileMatcher, DEFAULT_HOOK_TIMEOUT_SECONDS, HookOutputSchema, HooksConfigSchema, type HookEntry, type HookEventName, type HookInput, type HookOutput, type HooksConfig } from './config.js'
+import { z } from 'zod'
+
+export interface HookRunnerOptions {
+  cwd: string
+  sessionId: string
+  permissionMode: string
+  record(event: KernelEventInput): void
+  /** The command runner (tests may replace it). */
+  runProcess?: typeof runHookProcess
+}
+
+interface CompiledHook {
+  entry: HookEntry
+  label: string
+  order: number
+  matches: (tool: string) => boolean
+}
+
+const KNOWN_FIELDS = new Set(Object.keys(HookOutputSchema.shape))
+
+/**
+ * Checks a hooks configuration and builds its runner.
+ *
+ * @throws Error naming what is wrong: an unknown event, a hook without a command, a bad matcher.
+ */
+export function createHookRunner(config: HooksConfig | undefined, options: HookRunnerOptions): HookRunner {
+  const parsed = HooksConfigSchema.safeParse(config ?? {})
+  if (!parsed.success) throw new Error(`hooks configuration: ${z.prettifyError(parsed.error)}`)
+  const compiled = new Map<HookEventName, CompiledHook[]>()
+  for (const [event, groups] of Object.entries(parsed.data) as Array<[HookEventName, NonNullable<(typeof parsed.data)[HookEventName]>]>) {
+    let order = 0
+    compiled.set(
+      event,
+      groups.flatMap((group, g) => {
+        const matches = compileMatcher(group.matcher)
+        return group.hooks.map((entry, h) => ({ entry, matches, order: order++, label: `${event}[${g}].hooks[${h}] (${entry.type === 'command' ? entry.command : (entry.name ?? 'function')})` }))
+      }),
+    )
+  }
+  const matching = (event: HookEventName, tool: string) => (compiled.get(event) ?? []).filter((hook) => hook.matches(tool))
+  const runProcess = options.runProcess ?? runHookProcess
+
+  return {
+    has: (phase, tool) => (phase === 'pre' ? matching('PreToolUse', tool.name) : [...matching('PostToolUse', tool.name), ...matching('PostToolUseFailure', tool.name)]).length > 0,
+    async run(request, signal): Promise<HookOutcome> {
+      const event: HookEventName = request.phase === 'pre' ? 'PreToolUse' : request.error === undefined ? 'PostToolUse' : 'PostToolUseFailure'
+      const input = hookInput(event, request, options)
+      const hooks = matching(event, request.tool.name)
+      const results = await Promise.all(hooks.map((hook) => runOne(hook, input, signal, options.cwd, runProcess)))
+      for (const result of results) options.record(finishedEvent(request, result))
+      return combineHookResults(results, request.phase)
+    },
+  }
+}
+
+function hookInput(event: HookEventName, request: HookRequest, options: HookRunnerOptions): HookInput {
+  const input: HookInput = {
+    session_id: options.sessionId,
+    cwd: options.cwd,
+    permission_mode: options.permissionMode,
+    hook_event_name: event,
+    tool_name: request.tool.name,
+    tool_input: request.input,
+    tool_use_id: request.toolUseId,
+  }
+  if (event === 'PostToolUse') input.tool_response = request.response
+  if (event === 'PostToolUseFailure') {
+    input.error = request.error as string
+    input.is_interrupt = request.isInterrupt === true
+  }
+  return input
+}
+
+async function runOne(hook: CompiledHook, input: HookInput, signal: AbortSignal, cwd: string, runProcess: typeof runHookProcess): Promise<HookResult> {
+  const base = { label: hook.label, order: hook.order }
+  const timeoutMs = (hook.entry.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS) * 1000
+  if (hook.entry.type === 'function') return { ...base, ...(await runFunction(hook.entry.fn, input, signal, timeoutMs)) }
+  const result = await runProcess(hook.entry.command, { cwd, stdin: JSON.stringify(input), timeoutMs, signal })
+  return { ...base, ...readProcess(result, timeoutMs) }
+}
+
+type Reading = Omit<HookResult, 'label' | 'order'>
+
+async function runFunction(fn: (input: HookInput, options: { signal: AbortSignal }) => unknown, input: HookInput, signal: AbortSignal, timeoutMs: number): Promise<Reading> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))
+    const answer = await Promise.race([Promise.resolve().then(() => fn(input, { signal })), timeout])
+    if (answer === 'timeout') return { outcome: 'error', error: `timed out after ${timeoutMs / 1000} s` }
+    if (answer === undefined || answer === null) return { outcome: 'continue' }
+    return readJson(answer)
+  } catch (error) {
+    return { outcome: 'error', error: `threw: ${describeError(error)}` }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function readProcess(result: HookProcessResult, timeoutMs: number): Reading {
+  if (result.timedOut) return { outcome: 'error', exitCode: result.exitCode, error: `timed out after ${timeoutMs / 1000} s; it and every process it started were killed` }
+  if (result.problem !== undefined) return { outcome: 'error', exitCode: result.exitCode, error: result.problem }
+  const stdout = result.stdout.trim()
+  let jsonNote: string | undefined
+  if (stdout.startsWith('{')) {
+    let json: unknown
+    try {
+      json = JSON.parse(stdout)
+    } catch (error) {
+      jsonNote = `its stdout is not valid JSON (${(error as Error).message}), so its exit code decides`
+    }
+    // Valid JSON on stdout wins over the exit code.
+    if (jsonNote === undefined) return { ...readJson(json), exitCode: result.exitCode }
+  }
+  const withNote = (r: Reading): Reading => (jsonNote === undefined ? r : { ...r, error: r.error === undefined ? jsonNote : `${r.error}; ${jsonNote}` })
+  const exitCode = result.exitCode
+  if (exitCode === 0) return withNote({ outcome: 'continue', exitCode })
+  if (exitCode === 2) return withNote({ outcome: 'block', exitCode, reason: result.stderr.trim() || 'a hook blocked this call (exit code 2) without saying why' })
+  const stderr = result.stderr.trim()
+  return withNote({ outcome: 'error', exitCode, error: `exited with code ${exitCode ?? 'none'}${stderr === '' ? '' : `: ${stderr.slice(0, 2000)}`}` })
+}
+
+/** A hook's JSON answer (command stdout, or an in-process hook's return value). */
+function readJson(json: unknown): Reading {
+  const parsed = HookOutputSchema.safeParse(json)
+  if (!parsed.success) return { outcome: 'error', error: `its JSON answer has wrongly typed fields: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}` }
+  const data: HookOutput = parsed.data
+  const specific = data.hookSpecificOutput
+  const legacy = data.decision === 'block' ? 'deny' : data.decision === 'approve' ? 'allow' : undefined
+  const decision = specific?.permissionDecision ?? legacy
+  const reason = specific?.permissionDecisionReason ?? data.reason
+  const updatedInput = specific?.updatedInput ?? data.updatedInput
+  const additionalContext = specific?.additionalContext ?? data.additionalContext
+  const unknown = Object.keys(data).filter((k) => !KNOWN_FIELDS.has(k))
+  const reading: Reading = { outcome: decision === 'deny' ? 'block' : 'continue' }
+  if (decision !== undefined) reading.decision = decision
+  if (reason !== undefined) reading.reason = reason
+  if (updatedInput !== undefined) reading.updatedInput = updatedInput
+  if (additionalContext !== undefined) reading.additionalContext = additionalContext
+  if (data.systemMessage !== undefined) reading.systemMessage = data.systemMessage
+  if (data.continue === false) reading.stopReason = data.stopReason ?? 'a hook asked to stop'
+  if (unknown.length > 0) reading.error = `unknown fields ignored: ${unknown.join(', ')}`
+  return reading
+}
+
+function finishedEvent(request: HookRequest, result: HookResult): KernelEventInput {
+  const event: KernelEventInput & { type: 'hook.finished' } = {
+    type: 'hook.finished',
+    turnId: request.turnId,
+    toolUseId: request.toolUseId,
+    phase: request.phase,
+    hook: result.label,
+    outcome: result.outcome,
+  }
+  if (result.exitCode !== undefined) event.exitCode = result.exitCode
+  for (const key of ['decision', 'reason', 'updatedInput', 'additionalContext', 'systemMessage', 'stopReason', 'error'] as const) {
+    if (result[key] !== undefined) (event as Record<string, unknown>)[key] = result[key]
+  }
+  return event
+}

@@ -1,0 +1,94 @@
+/**
+ * Permission rules in the syntax Claude Code users write in settings.json: `Tool`,
+ * `Tool(specifier)`, `mcp__server`, `mcp__server__tool`. Bash specifiers match commands (exact,
+ * or a prefix with `:*`); path specifiers match the tool's `getPath` gitignore-style.
+ */
+import ignore from 'ignore'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { parse, type ParseEntry } from 'shell-quote'
+
+export type RuleBehavior = 'allow' | 'ask' | 'deny'
+
+export interface PermissionRule {
+  /** The rule as written. */
+  source: string
+  behavior: RuleBehavior
+  tool: string
+  specifier?: string
+}
+
+const RULE = /^([A-Za-z0-9_-]+)(?:\((.*)\))?$/s
+
+/**
+ * Parses one rule.
+ *
+ * @throws Error naming the rule and what is wrong with it — at createKernel, never at call time.
+ */
+export function parseRule(source: string, behavior: RuleBehavior): PermissionRule {
+  const text = source.trim()
+  const match = RULE.exec(text)
+  if (match === null) {
+    throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) does not parse: write Tool or Tool(specifier), e.g. Bash(npm run test:*) or Read(./src/**)`)
+  }
+  const [, tool, specifier] = match as unknown as [string, string, string | undefined]
+  if (specifier !== undefined && specifier.trim() === '') throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) has an empty specifier; drop the parentheses to match every call of ${tool}`)
+  if (specifier !== undefined && /[()]/.test(specifier) && tool !== 'Bash') throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) has parentheses inside its specifier`)
+  return specifier === undefined ? { source, behavior, tool } : { source, behavior, tool, specifier: specifier.trim() }
+}
+
+/** Whether the rule names this tool (mcp__server names every tool of that server). */
+export function namesTool(rule: PermissionRule, toolName: string): boolean {
+  if (rule.tool === toolName) return true
+  return rule.tool.startsWith('mcp__') && rule.tool.split('__').length === 2 && toolName.startsWith(`${rule.tool}__`)
+}
+
+/** The parts of a compound shell command, or undefined when it cannot be split safely. */
+export function commandParts(command: string): string[] | undefined {
+  if (/`|\$\(|<\(|>\(/.test(command)) return undefined
+  let tokens: ParseEntry[]
+  try {
+    tokens = parse(command, (name) => `$${name}`)
+  } catch {
+    return undefined
+  }
+  const parts: string[][] = [[]]
+  for (const token of tokens) {
+    if (typeof token === 'string') parts.at(-1)?.push(token)
+    else if ('op' in token && ['&&', '||', ';', '|', '&', ';;'].includes(token.op)) parts.push([])
+    else if ('op' in token && token.op === 'glob') parts.at(-1)?.push((token as { pattern: string }).pattern)
+    else if ('op' in token) parts.at(-1)?.push(token.op)
+  }
+  const joined = parts.map((words) => words.join(' ').trim()).filter((p) => p !== '')
+  return joined.length > 0 ? joined : undefined
+}
+
+/** A Bash specifier against one simple command: exact, or a word prefix with `:*`. */
+export function matchesCommand(specifier: string, command: string): boolean {
+  const normal = command.trim().replace(/\s+/g, ' ')
+  if (specifier.endsWith(':*')) {
+    const prefix = specifier.slice(0, -2).trim().replace(/\s+/g, ' ')
+    // A prefix on a word boundary: `npm run test:*` takes `npm run test`, `npm run test -- -w`, `npm run test:unit`.
+    return normal === prefix || normal.startsWith(`${prefix} `) || normal.startsWith(`${prefix}:`)
+  }
+  return normal === specifier.trim().replace(/\s+/g, ' ')
+}
+
+/** A path specifier (gitignore-style) against an absolute path. `./x` and `x` are relative to cwd, `/x` absolute, `~/x` home. */
+export function matchesPath(specifier: string, path: string, cwd: string): boolean {
+  let base = cwd
+  let pattern = specifier
+  if (pattern.startsWith('~/')) {
+    base = homedir()
+    pattern = pattern.slice(2)
+  } else if (pattern.startsWith('/')) {
+    base = '/'
+    pattern = pattern.slice(1)
+  } else if (pattern.startsWith('./')) {
+    pattern = pattern.slice(2)
+  }
+  const target = isAbsolute(path) ? path : resolve(cwd, path)
+  const rel = relative(base, target)
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false
+  return ignore().add(pattern).ignores(rel.split('\\').join('/'))
+}
