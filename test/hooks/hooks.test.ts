@@ -1,0 +1,208 @@
+/** Command hooks as real scripts in temp directories, and in-process hooks. */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { buildTool, createKernel, type HooksConfig, type KernelEvent, type KernelOptions, type ToolResultBlock } from '../../src/index.js'
+import { assistant, testKernel } from '../helpers.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolkernel-hooks-'))
+  dirs.push(dir)
+  return dir
+}
+/** Writes an executable hook script and returns the command that runs it. */
+function script(dir: string, name: string, body: string, executable = true): string {
+  const path = join(dir, name)
+  writeFileSync(path, `#!/usr/bin/env bash\n${body}\n`)
+  if (executable) chmodSync(path, 0o755)
+  return path
+}
+
+const seen: unknown[] = []
+const Echo = buildTool({
+  name: 'Echo',
+  description: () => 'e',
+  inputSchema: z.object({ text: z.string() }),
+  isConcurrencySafe: () => true,
+  async call(input) {
+    seen.push(input)
+    return `echo: ${input.text}`
+  },
+})
+const Fail = buildTool({ name: 'Fail', description: () => 'f', inputSchema: z.object({}), call: async () => { throw new Error('it broke') } })
+
+function kernelWith(hooks: HooksConfig, options: Partial<KernelOptions> = {}) {
+  return testKernel([Echo, Fail], { hooks, cwd: scratch(), ...options })
+}
+const pre = (command: string, extra: { matcher?: string; timeout?: number } = {}): HooksConfig => ({
+  PreToolUse: [{ ...(extra.matcher !== undefined ? { matcher: extra.matcher } : {}), hooks: [{ type: 'command', command, ...(extra.timeout !== undefined ? { timeout: extra.timeout } : {}) }] }],
+})
+const content = (block: ToolResultBlock | undefined) => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content))
+const hookEvents = (events: readonly KernelEvent[]) => events.filter((e) => e.type === 'hook.finished') as Array<Extract<KernelEvent, { type: 'hook.finished' }>>
+
+describe('command hooks: exit codes', () => {
+  it('exit 2 blocks the call with stderr as the reason the model reads', async () => {
+    const dir = scratch()
+    const kernel = kernelWith(pre(script(dir, 'block.sh', 'echo "not on Fridays" >&2; exit 2')))
+    const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('<tool_use_error>A PreToolUse hook blocked this Echo call: not on Fridays</tool_use_error>')
+  })
+
+  it('exit 2 with nothing on stderr still blocks, and says no reason was given', async () => {
+    const kernel = kernelWith(pre(script(scratch(), 'b.sh', 'exit 2')))
+    const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toMatch(/a hook blocked this call \(exit code 2\) without saying why/)
+  })
+
+  it('other exit codes, a missing command and a script that is not executable are non-blocking errors reported in the log', async () => {
+    const dir = scratch()
+    const notExecutable = script(dir, 'noexec.sh', 'exit 0', false)
+    const kernel = testKernel([Echo], {
+      cwd: dir,
+      hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: script(dir, 'one.sh', 'echo oops >&2; exit 1') }, { type: 'command', command: 'definitely-not-a-command-xyz' }, { type: 'command', command: notExecutable }] }] },
+    })
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('echo: x')
+    const errors = hookEvents(events).map((e) => [e.outcome, e.exitCode, e.error])
+    expect(errors).toEqual([
+      ['error', 1, 'exited with code 1: oops'],
+      ['error', 127, expect.stringMatching(/exited with code 127: .*definitely-not-a-command-xyz.*not found/)],
+      ['error', 126, expect.stringMatching(/exited with code 126: .*Permission denied/)],
+    ])
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({ systemMessages: [expect.stringMatching(/^hook error: PreToolUse\[0\]\.hooks\[0\]/), expect.any(String), expect.any(String)] })
+  })
+
+  it('a hook that hangs past its timeout is killed with its processes, and the call goes on', async () => {
+    const dir = scratch()
+    const pidFile = join(dir, 'pid')
+    const kernel = kernelWith(pre(script(dir, 'hang.sh', `sleep 300 & echo $! > ${pidFile}; wait`), { timeout: 0.3 }))
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('echo: x')
+    expect(hookEvents(events)[0]).toMatchObject({ outcome: 'error', error: 'timed out after 0.3 s; it and every process it started were killed' })
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    let alive = true
+    for (let i = 0; i < 200 && alive; i++) {
+      try {
+        process.kill(pid, 0)
+        await new Promise((r) => setTimeout(r, 10))
+      } catch {
+        alive = false
+      }
+    }
+    expect(alive).toBe(false)
+  })
+
+  it('a hook that writes megabytes is stopped and reported', async () => {
+    const kernel = kernelWith(pre(script(scratch(), 'loud.sh', 'head -c 3000000 /dev/zero | tr "\\0" x; exit 2')))
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('echo: x')
+    expect(hookEvents(events)[0]?.error).toMatch(/wrote more than 1048576 bytes of output and was stopped/)
+  })
+})
+
+describe('command hooks: JSON on stdout', () => {
+  const json = (value: unknown, exit = 0) => script(scratch(), 'json.sh', `cat > /dev/null; echo '${JSON.stringify(value)}'; exit ${exit}`)
+
+  it('wins over the exit code: a deny blocks even with exit 0, an allow lets through even with exit 2', async () => {
+    const denied = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'secrets in input' } }))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(denied.message.content[0])).toMatch(/blocked this Echo call: secrets in input/)
+    const allowed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'allow' } }, 2))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(allowed.message.content[0])).toBe('echo: x')
+    expect(allowed.events.find((e) => e.type === 'tool.permitted')).toMatchObject({ behavior: 'allow', source: 'hook' })
+  })
+
+  it('rewrites input (validated again), adds context for the model, and carries messages for the user', async () => {
+    seen.length = 0
+    const kernel = kernelWith(pre(json({ systemMessage: 'input tidied', hookSpecificOutput: { updatedInput: { text: 'tidy' }, additionalContext: 'The repo is frozen until Monday.' } })))
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'messy' }]))
+    expect(seen).toEqual([{ text: 'tidy' }])
+    expect(message.content[0]?.content).toEqual([{ type: 'text', text: 'echo: tidy' }, { type: 'text', text: 'Context from a hook:\nThe repo is frozen until Monday.' }])
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({ updatedInput: { text: 'tidy' }, systemMessages: ['input tidied'] })
+  })
+
+  it('cannot smuggle a field the schema forbids', async () => {
+    seen.length = 0
+    const kernel = kernelWith(pre(json({ updatedInput: { text: 'x', admin: true } })))
+    const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(seen).toEqual([])
+    expect(content(message.content[0])).toMatch(/A PreToolUse hook rewrote the input into one Echo does not accept, so the call did not run\. Invalid input for Echo:\n- unexpected field `admin`/)
+  })
+
+  it('invalid JSON falls back to the exit code, with a note; unknown fields are ignored with a note; wrong types are an error', async () => {
+    const bad = await kernelWith(pre(script(scratch(), 'bad.sh', "echo '{not json'; exit 0"))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(bad.message.content[0])).toBe('echo: x')
+    expect(hookEvents(bad.events)[0]).toMatchObject({ outcome: 'continue', error: expect.stringMatching(/stdout is not valid JSON .* so its exit code decides/) })
+    const unknown = await kernelWith(pre(json({ colour: 'red', hookSpecificOutput: { permissionDecision: 'allow' } }))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(hookEvents(unknown.events)[0]).toMatchObject({ outcome: 'continue', decision: 'allow', error: 'unknown fields ignored: colour' })
+    const typed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'maybe' } }))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(typed.message.content[0])).toBe('echo: x')
+    expect(hookEvents(typed.events)[0]).toMatchObject({ outcome: 'error', error: expect.stringMatching(/wrongly typed fields: .*permissionDecision/) })
+  })
+})
+
+describe('what hooks receive', () => {
+  it('gets the call as JSON on stdin (PreToolUse, PostToolUse, PostToolUseFailure), never in its command line', async () => {
+    const dir = scratch()
+    const record = (name: string) => script(dir, `${name}.sh`, `cat > ${join(dir, `${name}.json`)}`)
+    const kernel = testKernel([Echo, Fail], {
+      cwd: dir,
+      permissions: { mode: 'acceptEdits' },
+      hooks: {
+        PreToolUse: [{ matcher: 'Echo', hooks: [{ type: 'command', command: record('pre') }] }],
+        PostToolUse: [{ hooks: [{ type: 'command', command: record('post') }] }],
+        PostToolUseFailure: [{ hooks: [{ type: 'command', command: record('failure') }] }],
+      },
+    })
+    await kernel.runTurn(assistant(['a', 'Echo', { text: '"; touch pwned; echo "' }], ['f', 'Fail', {}]))
+    const read = (name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'))
+    expect(read('pre')).toEqual({ session_id: 'session_1', cwd: dir, permission_mode: 'acceptEdits', hook_event_name: 'PreToolUse', tool_name: 'Echo', tool_input: { text: '"; touch pwned; echo "' }, tool_use_id: 'a' })
+    expect(read('post')).toMatchObject({ hook_event_name: 'PostToolUse', tool_use_id: 'a', tool_response: 'echo: "; touch pwned; echo "' })
+    expect(read('failure')).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_name: 'Fail', error: 'Fail failed: it broke', is_interrupt: false })
+    expect(existsSync(join(dir, 'pwned'))).toBe(false)
+  })
+
+  it('matchers: empty and * match all, A|B exact names, anything else a regex over the whole name; a bad regex fails at createKernel', async () => {
+    const calls: string[] = []
+    const note = (label: string) => ({ type: 'function' as const, fn: (input: { tool_name: string }) => void calls.push(`${label}:${input.tool_name}`) })
+    const kernel = testKernel([Echo, Fail], {
+      hooks: { PreToolUse: [{ matcher: '', hooks: [note('empty')] }, { matcher: '*', hooks: [note('star')] }, { matcher: 'Echo|Nope', hooks: [note('names')] }, { matcher: 'E.ho', hooks: [note('regex')] }, { matcher: 'Ech', hooks: [note('partial')] }] },
+    })
+    await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }], ['b', 'Fail', {}]))
+    expect(calls.sort()).toEqual(['empty:Echo', 'empty:Fail', 'names:Echo', 'regex:Echo', 'star:Echo', 'star:Fail'])
+    expect(() => createKernel({ tools: [Echo], hooks: { PreToolUse: [{ matcher: 'E(', hooks: [note('x')] }] } })).toThrow(/hook matcher "E\(" is not a valid regular expression/)
+    expect(() => createKernel({ tools: [Echo], hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: '' }] }] } as never })).toThrow(/a command hook needs a command/)
+    expect(() => createKernel({ tools: [Echo], hooks: { BeforeEverything: [] } as never })).toThrow(/hooks configuration/)
+  })
+})
+
+describe('in-process hooks', () => {
+  it('speak the same protocol: a deny blocks, a throw is a non-blocking error, a slow one times out', async () => {
+    const kernel = testKernel([Echo], {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Echo', hooks: [{ type: 'function', name: 'guard', fn: (input) => ((input.tool_input as { text: string }).text === 'no' ? { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'said no' } } : undefined) }] },
+          { hooks: [{ type: 'function', name: 'buggy', fn: () => { throw new Error('hook bug') } }, { type: 'function', name: 'slow', timeout: 0.05, fn: () => new Promise(() => {}) }] },
+        ],
+      },
+    })
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'no' }], ['b', 'Echo', { text: 'yes' }]))
+    expect(message.content.map(content)).toEqual(['<tool_use_error>A PreToolUse hook blocked this Echo call: said no</tool_use_error>', 'echo: yes'])
+    expect(hookEvents(events).filter((e) => e.toolUseId === 'b').map((e) => [e.hook, e.outcome, e.error])).toEqual([
+      ['PreToolUse[0].hooks[0] (guard)', 'continue', undefined],
+      ['PreToolUse[1].hooks[0] (buggy)', 'error', 'threw: hook bug'],
+      ['PreToolUse[1].hooks[1] (slow)', 'error', 'timed out after 0.05 s'],
+    ])
+  })
+
+  it('a PostToolUse objection becomes feedback for the model', async () => {
+    const kernel = testKernel([Echo], { hooks: { PostToolUse: [{ hooks: [{ type: 'function', fn: () => ({ decision: 'block', reason: 'output mentions a secret; redact it' }) }] }] } })
+    const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(message.content[0]?.content).toEqual([{ type: 'text', text: 'echo: x' }, { type: 'text', text: 'Context from a hook:\noutput mentions a secret; redact it' }])
+  })
+})
