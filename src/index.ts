@@ -44,3 +44,5 @@ export { Read, Write, Edit, Bash, Glob, Grep, builtinTools, readOnlyVerdict } fr
 export { createDirectoryResultStore, resultFileName } from './actors/adapters/result-store.js'
 export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/budget.js'
 export type { FileSystem, FileStat, ProcessRunner, ProcessResult, FileSearch, GrepOptions, GrepResult, GlobMatch, SessionState, ToolPorts } from './ports.js'
+export { recover, RECOVERY_REASON } from './actors/recovery.js'
+export { replay, type ReplayOptions, type ReplayResult, type Divergence } from './replay/replay.js'

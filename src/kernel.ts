@@ -12,7 +12,8 @@ import { createHookRunner } from './hooks/runner.js'
 import type { HooksConfig } from './hooks/config.js'
 import { toAPIFormat, type ApiTool } from './tools/to-api-format.js'
 import { provideToolCallMachine } from './actors/tool-call.actor.js'
-import { startTurn, type EarlyStart, type Turn, type TurnResult } from './actors/turn.js'
+import { startTurn, type EarlyStart, type Turn, type TurnControl, type TurnResult } from './actors/turn.js'
+import { recover } from './actors/recovery.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
 import type { KernelEventInput } from './events/event.schema.js'
 import type { Clock, EventLog, IdGenerator, ResultStore, SessionState, ToolPorts } from './ports.js'
@@ -91,6 +92,16 @@ export interface Kernel {
    * const { message } = await turn.result()
    */
   startTurn(options?: StreamTurnOptions): Turn
+  /**
+   * A kernel like this one over a stored log: turns the log left open (a crash) are closed first
+   * with interrupted results (`recover`), and the session's grants are honoured.
+   */
+  resume(log: EventLog): Kernel
+}
+
+/** What replay drives: a turn with the mode and early-start policy a recorded turn had. */
+export interface KernelInternals extends Kernel {
+  openTurn(mode: 'batch' | 'stream', earlyStart: EarlyStart): TurnControl
 }
 
 /**
@@ -101,7 +112,7 @@ export interface Kernel {
  * const kernel = createKernel({ tools: [echo], cwd: process.cwd() })
  * const { message } = await kernel.runTurn(assistantMessage)
  */
-export function createKernel(options: KernelOptions): Kernel {
+export function createKernel(options: KernelOptions): KernelInternals {
   const clock = options.clock ?? systemClock
   const ids = options.ids ?? randomIds
   const log = options.log ?? createMemoryLog(clock)
@@ -153,6 +164,11 @@ export function createKernel(options: KernelOptions): Kernel {
     tools: registry.tools,
     apiTools: () => toAPIFormat(registry.tools.filter((tool) => !deniedOutright(rules, tool))),
     runTurn,
+    openTurn: (mode, early) => startTurn(turnDeps(), { mode, earlyStart: early }),
+    resume: (stored) => {
+      for (const event of recover(stored.read())) stored.append(event)
+      return createKernel({ ...options, log: stored })
+    },
     startTurn: (turnOptions = {}) => {
       const turn = startTurn(turnDeps(), { mode: 'stream', earlyStart: turnOptions.earlyStart ?? earlyStart })
       turn.attach(turnOptions.signal)

@@ -23,8 +23,8 @@ export interface HookRequest {
 export type HookOutcome = CombinedHooks
 
 export interface HookRunner {
-  /** Whether any hook matches: when none does, the step is skipped without a transition. */
-  has(phase: HookPhase, tool: Tool): boolean
+  /** Whether any hook matches this call: when none does, the step is skipped without a transition. */
+  has(phase: HookPhase, tool: Tool, toolUseId: string): boolean
   run(request: HookRequest, signal: AbortSignal): Promise<HookOutcome>
 }
 

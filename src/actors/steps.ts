@@ -24,7 +24,7 @@ export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> 
   env.tool = tool
   if (env.inputError !== undefined) return fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError))
   if (!isPlainObject(env.rawInput)) return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
-  const steps = { customValidation: tool.validateInput !== undefined, preHooks: hooks.has('pre', tool), postHooks: hooks.has('post', tool) }
+  const steps = { customValidation: tool.validateInput !== undefined, preHooks: hooks.has('pre', tool, context.toolUseId), postHooks: hooks.has('post', tool, context.toolUseId) }
   const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
   if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt) return undefined
   return { steps, interrupt }
@@ -73,9 +73,9 @@ export function runPermissionStep({ context, self, env }: StepArgs): ToolCallEve
     self,
     () => env.services.permissions.decide(tool, env.input, { ...toolContextOf(env, context.turnId, context.toolUseId), turnId: context.turnId }, env.hookSay),
     (verdict) => {
-      const decision: PermissionDecision = verdict.reason === undefined
-        ? { behavior: verdict.behavior, source: verdict.source }
-        : { behavior: verdict.behavior, source: verdict.source, reason: verdict.reason }
+      const decision: PermissionDecision = { behavior: verdict.behavior, source: verdict.source }
+      if (verdict.reason !== undefined) decision.reason = verdict.reason
+      if (verdict.updatedInput !== undefined) decision.updatedInput = verdict.updatedInput
       if (verdict.behavior !== 'allow') {
         const reason = verdict.reason ?? 'no reason given'
         return { type: 'permission.done', decision, failure: { step: 'permission', code: 'permission_denied', message: text.permissionDeniedText(tool.name, reason) } }

@@ -74,11 +74,13 @@ export interface TurnControl extends Turn {
   attach(signal: AbortSignal | undefined): void
   /** Adds a call from the kernel's own intake, keeping its index and input error. */
   addIncoming(use: IncomingToolUse): void
+  /** Aborts or discards the turn; `flushed` are the blocks the interruption cut off (replay gives them). */
+  interrupt(kind: 'abort' | 'discard', reason: string, flushed?: readonly IncomingToolUse[]): void
 }
 
 export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const { turnId, log, services } = deps
-  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency }).seq
+  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart }).seq
   const control = new Subject<SchedulerInput>()
   const ids = new Set<string>()
   const budget: TurnBudget = { limit: deps.messageBudget, used: 0 }
@@ -135,23 +137,26 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     else control.next({ type: 'end', voidReason: voidReasonOf(stopReason, detail) })
   }
 
-  const abort = (reason: string, force: boolean): void => {
-    if (phase === 'over') return
+  /**
+   * Abort (the app's signal) or discard. Blocks still streaming were cut off: they are handed on
+   * (and voided) so they get results too — from the intakes, or as given (replay supplies them).
+   */
+  const interrupt = (kind: 'abort' | 'discard', reason: string, flushed?: readonly IncomingToolUse[]): void => {
+    if (phase === 'over' || (kind === 'discard' && discarded)) return
+    if (kind === 'discard') discarded = true
+    log.append(kind === 'abort' ? { type: 'turn.aborted', turnId, reason } : { type: 'turn.discarded', turnId, reason })
     if (phase === 'open') {
-      // Blocks still streaming were cut off by the abort: they get cancelled results too.
-      anthropic.close('aborted', reason)
-      openai.close('aborted', reason)
+      if (flushed === undefined) {
+        anthropic.close('aborted', reason)
+        openai.close('aborted', reason)
+      } else for (const use of flushed) add(use)
       phase = 'ended'
     }
-    control.next({ type: 'abort', reason, force })
+    control.next({ type: 'abort', reason, force: kind === 'discard' })
   }
 
   let signal: AbortSignal | undefined
-  const onAbort = (): void => {
-    const reason = abortReason(signal as AbortSignal)
-    log.append({ type: 'turn.aborted', turnId, reason })
-    abort(reason, false)
-  }
+  const onAbort = (): void => interrupt('abort', abortReason(signal as AbortSignal))
 
   const subscription = control
     .pipe(
@@ -212,12 +217,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       if (watched?.aborted === true) onAbort()
       else watched?.addEventListener('abort', onAbort, { once: true })
     },
-    discard: (reason = 'the stream fell back; the model will issue its calls again') => {
-      if (phase === 'over' || discarded) return
-      discarded = true
-      log.append({ type: 'turn.discarded', turnId, reason })
-      abort(reason, true)
-    },
+    discard: (reason = 'the stream fell back; the model will issue its calls again') => interrupt('discard', reason),
+    interrupt,
     updates: () => toAsyncIterable(updates$),
     result: () => result,
   }

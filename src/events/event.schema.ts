@@ -56,7 +56,16 @@ const PermissionBehaviorSchema = z.enum(['allow', 'deny', 'ask'])
 const DecisionSourceSchema = z.enum(['tool', 'rule', 'mode', 'hook', 'user', 'default'])
 
 export const KernelEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...envelope, type: z.literal('turn.started'), mode: z.enum(['batch', 'stream']), maxConcurrency: z.number().int().positive() }),
+  z.object({
+    ...envelope,
+    type: z.literal('turn.started'),
+    mode: z.enum(['batch', 'stream']),
+    maxConcurrency: z.number().int().positive(),
+    /** Which calls could start before the message ended: what replay needs to decide the same way. */
+    earlyStart: z.enum(['safe', 'none', 'all']).optional(),
+  }),
+  /** A log cut off mid-turn was closed: these calls got interrupted results. */
+  z.object({ ...envelope, type: z.literal('turn.recovered'), reason: z.string(), open: z.array(z.string()) }),
   z.object({ ...envelope, type: z.literal('turn.aborted'), reason: z.string() }),
   z.object({ ...envelope, type: z.literal('turn.ended'), stopReason: z.string().nullable() }),
   z.object({ ...envelope, type: z.literal('turn.discarded'), reason: z.string() }),
@@ -113,7 +122,14 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     fingerprint: z.string().optional(),
     rule: z.string().optional(),
   }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.permitted'), behavior: PermissionBehaviorSchema, source: DecisionSourceSchema, reason: z.string().optional() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.permitted'),
+    behavior: PermissionBehaviorSchema,
+    source: DecisionSourceSchema,
+    reason: z.string().optional(),
+    updatedInput: z.unknown().optional(),
+  }),
   z.object({ ...toolEnvelope, type: z.literal('tool.started'), interrupt: z.enum(['cancel', 'block']) }),
   z.object({ ...toolEnvelope, type: z.literal('tool.progress'), data: z.unknown() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.completed'), output: z.unknown() }),

@@ -1,7 +1,7 @@
 /**
  * Reading and writing the JSONL form of a log. Pure: the file store in actors/adapters does the I/O.
  */
-import { KernelEventSchema, type KernelEvent } from './event.schema.js'
+import { EVENT_VERSION, KernelEventSchema, type KernelEvent } from './event.schema.js'
 
 /** One line of a log that could not be read, by 1-based line number. */
 export interface CorruptLine {
@@ -48,6 +48,28 @@ export function parseJsonl(text: string): ParsedLog {
   return { events, corrupt, torn }
 }
 
+/**
+ * Upgrades steps from an event version to the next, applied in order when reading a log written
+ * by an older toolkernel. Version 1 is the first; a change that would break an old log bumps
+ * EVENT_VERSION and adds its step here (with a golden log that keeps replaying).
+ */
+export const UPGRADES: Record<number, (event: Record<string, unknown>) => Record<string, unknown>> = {}
+
+/** The event at the current version, or why it cannot be read. */
+export function upgrade(json: unknown): unknown {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return json
+  let event = json as Record<string, unknown>
+  const version = event.v
+  if (typeof version !== 'number') return json
+  if (version > EVENT_VERSION) return `written by a newer toolkernel (event version ${version}; this one reads up to ${EVENT_VERSION})`
+  for (let v = version; v < EVENT_VERSION; v++) {
+    const step = UPGRADES[v]
+    if (step === undefined) return `event version ${v} has no upgrade path to ${EVENT_VERSION}`
+    event = { ...step(event), v: v + 1 }
+  }
+  return event
+}
+
 function parseLine(raw: string): { ok: true; event: KernelEvent } | { ok: false; message: string } {
   let json: unknown
   try {
@@ -55,7 +77,9 @@ function parseLine(raw: string): { ok: true; event: KernelEvent } | { ok: false;
   } catch (error) {
     return { ok: false, message: `not JSON (${(error as Error).message})` }
   }
-  const parsed = KernelEventSchema.safeParse(json)
+  const upgraded = upgrade(json)
+  if (typeof upgraded === 'string') return { ok: false, message: upgraded }
+  const parsed = KernelEventSchema.safeParse(upgraded)
   if (parsed.success) return { ok: true, event: parsed.data }
   const issue = parsed.error.issues[0]
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''

@@ -12,6 +12,8 @@ export interface PermissionDecision {
   behavior: 'allow' | 'deny' | 'ask'
   source: 'tool' | 'rule' | 'mode' | 'hook' | 'user' | 'default'
   reason?: string
+  /** Input replaced by the tool or the app (recorded so replay can answer the same). */
+  updatedInput?: unknown
 }
 
 export interface ToolCallInput {

@@ -1,0 +1,248 @@
+/**
+ * Re-execution replay: runs the scheduler and the tool-call machines again over a recorded log,
+ * with every outside answer — tool outputs and errors, progress, hook results, the user's
+ * permission answers, where output was persisted — read from the log, each released at the point
+ * the log recorded it. No tool, hook or prompt runs. The current tools' schemas, predicates and
+ * mappers and the current permission rules decide; the first event where the engine now decides
+ * differently is reported.
+ */
+import { readFileSync } from 'node:fs'
+import type { EventOf, KernelEvent, KernelEventInput } from '../events/event.schema.js'
+import { createMemoryLog } from '../events/memory-log.store.js'
+import type { HookRunner } from '../actors/hooks.js'
+import type { TurnControl } from '../actors/turn.js'
+import { combineHookResults } from '../hooks/combine.js'
+import type { IncomingToolUse } from '../intake/incoming.js'
+import { createKernel, type KernelInternals, type KernelOptions } from '../kernel.js'
+import type { PermissionAnswer } from '../permissions/policy.js'
+import type { Tool } from '../tools/tool.types.js'
+import { indexRecording, type Recording } from './recorded.js'
+
+export interface ReplayOptions {
+  tools: readonly Tool[]
+  cwd?: string
+  permissions?: KernelOptions['permissions']
+  messageBudgetChars?: number
+}
+
+export interface Divergence {
+  /** Position (seq) in the recorded log of the first event that differs. */
+  position: number
+  turnId: string
+  /** What the log says happened there (undefined: the engine now does more). */
+  expected: KernelEvent | undefined
+  /** What the engine decides now (undefined: the engine now stops short). */
+  actual: KernelEventInput | undefined
+  message: string
+}
+
+export type ReplayResult = { ok: true; turns: number; events: number } | { ok: false; turns: number; divergence: Divergence }
+
+/** Output marker for a result the recording persisted: replay maps it from the saved file. */
+const PERSISTED = Symbol('persisted output')
+
+/**
+ * Re-executes a log and compares.
+ *
+ * @example
+ * const result = await replay(parseJsonl(text).events, { tools: builtinTools, cwd })
+ * if (!result.ok) console.log(result.divergence.message)
+ */
+export async function replay(events: readonly KernelEvent[], options: ReplayOptions): Promise<ReplayResult> {
+  const recording = indexRecording(events)
+  const gates = new Gates()
+  let turnIndex = 0
+  const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
+  const kernel = createKernel({
+    tools: options.tools.map((tool) => recordedTool(tool, recording, gates)),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.permissions !== undefined ? { permissions: options.permissions } : {}),
+    ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
+    maxConcurrency: firstStart?.maxConcurrency ?? 10,
+    clock: { now: () => 0 },
+    ids: { next: (prefix) => (prefix === 'turn' ? (recording.turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`) },
+    log: createMemoryLog({ now: () => 0 }),
+    hookRunner: recordedHooks(recording, gates),
+    canUseTool: (request) => gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
+    results: { save: async (toolUseId) => recording.calls.get(toolUseId)?.persistedAt ?? `(not persisted when recorded: ${toolUseId})` },
+  })
+  const turns = groupTurns(events)
+  for (const turnEvents of turns) {
+    await replayTurn(kernel, turnEvents, gates)
+    const divergence = compare(turnEvents, kernel.log.read())
+    if (divergence !== undefined) return { ok: false, turns: turns.length, divergence }
+  }
+  return { ok: true, turns: turns.length, events: events.length }
+}
+
+/** Releases of recorded answers, each opened when the walk reaches its event. */
+class Gates {
+  readonly #waiting = new Map<string, (value: unknown) => void>()
+  readonly #released = new Map<string, unknown>()
+
+  wait<T>(key: string): Promise<T> {
+    if (this.#released.has(key)) return Promise.resolve(this.#released.get(key) as T)
+    return new Promise<T>((resolve) => this.#waiting.set(key, resolve as (value: unknown) => void))
+  }
+
+  release(key: string, value: unknown): void {
+    const waiting = this.#waiting.get(key)
+    this.#waiting.delete(key)
+    if (waiting !== undefined) waiting(value)
+    else this.#released.set(key, value)
+  }
+}
+
+function recordedTool(tool: Tool, recording: Recording, gates: Gates): Tool {
+  const copy: Tool = Object.create(tool) as Tool
+  return Object.assign(copy, {
+    // The recorded answer, at the recorded moment: progress first, then the output or the error.
+    call: async (_input: unknown, context: { toolUseId: string; onProgress(data: unknown): void }) => {
+      await gates.wait(`call:${context.toolUseId}`)
+      const recorded = recording.calls.get(context.toolUseId)
+      for (const data of recorded?.progress ?? []) context.onProgress(data)
+      const completion = recorded?.completion
+      if (completion === undefined) return await new Promise(() => {})
+      if ('error' in completion) throw new Error(completion.error.startsWith(`${tool.name} failed: `) ? completion.error.slice(tool.name.length + 9) : completion.error)
+      const output = completion.output as { persisted?: unknown } | undefined
+      return output !== null && typeof output === 'object' && output.persisted === true ? { [PERSISTED]: recorded?.persistedAt } : completion.output
+    },
+    mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
+      if (output !== null && typeof output === 'object' && PERSISTED in output) {
+        const path = (output as { [PERSISTED]: string | undefined })[PERSISTED]
+        return { type: 'tool_result', tool_use_id: toolUseId, content: savedText(path) }
+      }
+      return tool.mapToolResultToToolResultBlockParam(output, toolUseId)
+    },
+  })
+}
+
+function savedText(path: string | undefined): string {
+  try {
+    return path === undefined ? '' : readFileSync(path, 'utf8')
+  } catch {
+    return `(the persisted output ${path} is no longer there, so replay cannot rebuild its preview)`
+  }
+}
+
+function recordedHooks(recording: Recording, gates: Gates): HookRunner {
+  return {
+    has: (phase, _tool, toolUseId) => recording.calls.get(toolUseId)?.hooked[phase] === true,
+    async run(request) {
+      await gates.wait(`hook:${request.toolUseId}:${request.phase}`)
+      return combineHookResults(recording.calls.get(request.toolUseId)?.hooks[request.phase] ?? [], request.phase)
+    },
+  }
+}
+
+function groupTurns(events: readonly KernelEvent[]): KernelEvent[][] {
+  const turns = new Map<string, KernelEvent[]>()
+  for (const event of events) {
+    const list = turns.get(event.turnId)
+    if (list === undefined) turns.set(event.turnId, [event])
+    else list.push(event)
+  }
+  return [...turns.values()].filter((turn) => turn[0]?.type === 'turn.started')
+}
+
+const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({ id: e.toolUseId, name: e.name, index: e.index, input: e.input, ...(e.inputError !== undefined ? { inputError: e.inputError } : {}) })
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gates: Gates): Promise<void> {
+  const started = recorded[0] as EventOf<'turn.started'>
+  const turn = kernel.openTurn(started.mode, started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe'))
+  const controller = new AbortController()
+  let i = 1
+  if (started.mode === 'batch') {
+    // runTurn adds every call, then watches the signal, then ends the message, all at once.
+    for (const event of recorded) if (event.type === 'tool.requested') turn.addIncoming(incoming(event))
+    const abortAt = recorded.findIndex((e) => e.type === 'turn.aborted')
+    const firstDispatch = recorded.findIndex((e) => e.type === 'tool.dispatched')
+    if (abortAt >= 0 && (firstDispatch < 0 || abortAt < firstDispatch)) controller.abort((recorded[abortAt] as EventOf<'turn.aborted'>).reason)
+    turn.attach(controller.signal)
+    turn.end(recorded.find((e): e is EventOf<'turn.ended'> => e.type === 'turn.ended')?.stopReason ?? 'tool_use')
+  } else {
+    turn.attach(controller.signal)
+  }
+  for (; i < recorded.length; i++) {
+    const event = recorded[i] as KernelEvent
+    drive(event, recorded, i, turn, controller, gates, started.mode)
+    if (event.type === 'turn.aborted' || event.type === 'turn.discarded') while (recorded[i + 1]?.type === 'tool.requested') i++
+    await settle()
+  }
+  // A divergence may leave the replay waiting for an answer the log does not have: stop it.
+  const done = await Promise.race([turn.result().then(() => true), settle().then(settle).then(() => false)])
+  if (!done) {
+    turn.interrupt('discard', 'replay stopped: the engine waited for something the log does not record')
+    await turn.result()
+  }
+}
+
+function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: TurnControl, controller: AbortController, gates: Gates, mode: 'batch' | 'stream'): void {
+  switch (event.type) {
+    case 'tool.requested':
+      if (mode === 'stream') turn.addIncoming(incoming(event))
+      return
+    case 'turn.ended':
+      if (mode === 'stream') turn.end(event.stopReason)
+      return
+    case 'turn.aborted':
+    case 'turn.discarded': {
+      const flushed: IncomingToolUse[] = []
+      for (let j = i + 1; recorded[j]?.type === 'tool.requested'; j++) flushed.push(incoming(recorded[j] as EventOf<'tool.requested'>))
+      if (mode === 'batch' && event.type === 'turn.aborted') {
+        if (!controller.signal.aborted) controller.abort(event.reason)
+      } else turn.interrupt(event.type === 'turn.aborted' ? 'abort' : 'discard', event.reason, flushed)
+      return
+    }
+    case 'tool.progress':
+      return
+    case 'tool.completed':
+    case 'tool.errored':
+      gates.release(`call:${event.toolUseId}`, true)
+      return
+    case 'tool.cancelled':
+      if (event.step === 'call') gates.release(`call:${event.toolUseId}`, true)
+      return
+    case 'hook.finished':
+      gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
+      return
+    case 'tool.hooked':
+      gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
+      return
+    case 'tool.permitted':
+      if (event.source === 'user') gates.release(`perm:${event.toolUseId}`, undefined)
+      return
+    default:
+      return
+  }
+}
+
+/** Events as the engine decides them: without the envelope's time, and progress compared per call. */
+function normal(event: KernelEvent | KernelEventInput): string {
+  const { v: _v, seq: _seq, at: _at, ...rest } = event as KernelEvent
+  return JSON.stringify(rest)
+}
+
+function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEvent[]): Divergence | undefined {
+  const turnId = recorded[0]?.turnId ?? ''
+  const now = replayed.filter((e) => e.turnId === turnId && e.type !== 'tool.progress')
+  const was = recorded.filter((e) => e.type !== 'tool.progress')
+  for (let k = 0; k < Math.max(was.length, now.length); k++) {
+    const expected = was[k]
+    const actual = now[k]
+    if (expected !== undefined && actual !== undefined && normal(expected) === normal(actual)) continue
+    const position = expected?.seq ?? (was.at(-1)?.seq ?? 0) + 1
+    return { position, turnId, expected, actual, message: describeDivergence(position, expected, actual) }
+  }
+  const progress = (events: readonly KernelEvent[]) => events.filter((e) => e.type === 'tool.progress' && e.turnId === turnId).map(normal).sort()
+  const a = progress(recorded)
+  const b = progress(replayed)
+  if (JSON.stringify(a) !== JSON.stringify(b)) return { position: recorded.find((e) => e.type === 'tool.progress')?.seq ?? 0, turnId, expected: undefined, actual: undefined, message: 'the progress the calls reported differs' }
+  return undefined
+}
+
+function describeDivergence(position: number, expected: KernelEvent | undefined, actual: KernelEventInput | undefined): string {
+  const show = (e: KernelEvent | KernelEventInput | undefined) => (e === undefined ? 'nothing' : `${e.type} ${normal(e)}`)
+  return `at event ${position}: the log has ${show(expected)}, but the engine now decides ${show(actual)}`
+}
