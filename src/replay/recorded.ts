@@ -11,6 +11,8 @@ export interface RecordedCall {
   completion?: { output: unknown } | { error: string }
   progress: unknown[]
   hooks: { pre: HookResult[]; post: HookResult[] }
+  /** The hook.finished events as recorded, re-appended by the replayed runner. */
+  hookEvents: { pre: Array<EventOf<'hook.finished'>>; post: Array<EventOf<'hook.finished'>> }
   hooked: { pre: boolean; post: boolean }
   answer?: PermissionAnswer
   persistedAt?: string
@@ -26,7 +28,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
   const turnIds: string[] = []
   const call = (id: string): RecordedCall => {
     let entry = calls.get(id)
-    if (entry === undefined) calls.set(id, (entry = { progress: [], hooks: { pre: [], post: [] }, hooked: { pre: false, post: false } }))
+    if (entry === undefined) calls.set(id, (entry = { progress: [], hooks: { pre: [], post: [] }, hookEvents: { pre: [], post: [] }, hooked: { pre: false, post: false } }))
     return entry
   }
   const grants = new Map<string, EventOf<'permission.granted'>>()
@@ -49,6 +51,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         break
       case 'hook.finished':
         entry.hooks[event.phase].push(hookResult(event, entry.hooks[event.phase].length))
+        entry.hookEvents[event.phase].push(event)
         break
       case 'permission.granted':
         grants.set(event.toolUseId, event)

@@ -17,6 +17,7 @@ import { createKernel, type KernelInternals, type KernelOptions } from '../kerne
 import type { PermissionAnswer } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, type Recording } from './recorded.js'
+import { canonicalJson } from '../permissions/grants.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]
@@ -51,6 +52,7 @@ const PERSISTED = Symbol('persisted output')
 export async function replay(events: readonly KernelEvent[], options: ReplayOptions): Promise<ReplayResult> {
   const recording = indexRecording(events)
   const gates = new Gates()
+  const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
   const kernel = createKernel({
@@ -61,15 +63,15 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     maxConcurrency: firstStart?.maxConcurrency ?? 10,
     clock: { now: () => 0 },
     ids: { next: (prefix) => (prefix === 'turn' ? (recording.turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`) },
-    log: createMemoryLog({ now: () => 0 }),
-    hookRunner: recordedHooks(recording, gates),
+    log,
+    hookRunner: recordedHooks(recording, gates, (event) => void log.append(event)),
     canUseTool: (request) => gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
-    results: { save: async (toolUseId) => recording.calls.get(toolUseId)?.persistedAt ?? `(not persisted when recorded: ${toolUseId})` },
+    results: { save: (toolUseId) => gates.wait<string>(`save:${toolUseId}`) },
   })
   const turns = groupTurns(events)
   for (const turnEvents of turns) {
-    await replayTurn(kernel, turnEvents, gates)
-    const divergence = compare(turnEvents, kernel.log.read())
+    await replayTurn(kernel, turnEvents, gates, recording)
+    const divergence = compare(recordedPart(turnEvents), kernel.log.read())
     if (divergence !== undefined) return { ok: false, turns: turns.length, divergence }
   }
   return { ok: true, turns: turns.length, events: events.length }
@@ -79,6 +81,21 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
 class Gates {
   readonly #waiting = new Map<string, (value: unknown) => void>()
   readonly #released = new Map<string, unknown>()
+  readonly #sinks = new Map<string, (data: unknown) => void>()
+  readonly #early = new Map<string, unknown[]>()
+
+  /** A running call's progress callback: recorded progress is delivered at its recorded moment. */
+  sink(toolUseId: string, onProgress: (data: unknown) => void): void {
+    this.#sinks.set(toolUseId, onProgress)
+    for (const data of this.#early.get(toolUseId) ?? []) onProgress(data)
+    this.#early.delete(toolUseId)
+  }
+
+  progress(toolUseId: string, data: unknown): void {
+    const sink = this.#sinks.get(toolUseId)
+    if (sink !== undefined) sink(data)
+    else this.#early.set(toolUseId, [...(this.#early.get(toolUseId) ?? []), data])
+  }
 
   wait<T>(key: string): Promise<T> {
     if (this.#released.has(key)) return Promise.resolve(this.#released.get(key) as T)
@@ -98,9 +115,9 @@ function recordedTool(tool: Tool, recording: Recording, gates: Gates): Tool {
   return Object.assign(copy, {
     // The recorded answer, at the recorded moment: progress first, then the output or the error.
     call: async (_input: unknown, context: { toolUseId: string; onProgress(data: unknown): void }) => {
+      gates.sink(context.toolUseId, (data) => context.onProgress(data))
       await gates.wait(`call:${context.toolUseId}`)
       const recorded = recording.calls.get(context.toolUseId)
-      for (const data of recorded?.progress ?? []) context.onProgress(data)
       const completion = recorded?.completion
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) throw new Error(completion.error.startsWith(`${tool.name} failed: `) ? completion.error.slice(tool.name.length + 9) : completion.error)
@@ -125,12 +142,17 @@ function savedText(path: string | undefined): string {
   }
 }
 
-function recordedHooks(recording: Recording, gates: Gates): HookRunner {
+function recordedHooks(recording: Recording, gates: Gates, record: (event: KernelEventInput) => void): HookRunner {
   return {
     has: (phase, _tool, toolUseId) => recording.calls.get(toolUseId)?.hooked[phase] === true,
     async run(request) {
       await gates.wait(`hook:${request.toolUseId}:${request.phase}`)
-      return combineHookResults(recording.calls.get(request.toolUseId)?.hooks[request.phase] ?? [], request.phase)
+      const recorded = recording.calls.get(request.toolUseId)
+      for (const event of recorded?.hookEvents[request.phase] ?? []) {
+        const { v: _v, seq: _seq, at: _at, ...input } = event
+        record(input)
+      }
+      return combineHookResults(recorded?.hooks[request.phase] ?? [], request.phase)
     },
   }
 }
@@ -148,7 +170,7 @@ function groupTurns(events: readonly KernelEvent[]): KernelEvent[][] {
 const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({ id: e.toolUseId, name: e.name, index: e.index, input: e.input, ...(e.inputError !== undefined ? { inputError: e.inputError } : {}) })
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gates: Gates): Promise<void> {
+async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gates: Gates, recording: Recording): Promise<void> {
   const started = recorded[0] as EventOf<'turn.started'>
   const turn = kernel.openTurn(started.mode, started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe'))
   const controller = new AbortController()
@@ -166,7 +188,8 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gate
   }
   for (; i < recorded.length; i++) {
     const event = recorded[i] as KernelEvent
-    drive(event, recorded, i, turn, controller, gates, started.mode)
+    if (event.type === 'turn.recovered') break
+    drive(event, recorded, i, turn, controller, gates, started.mode, recording)
     if (event.type === 'turn.aborted' || event.type === 'turn.discarded') while (recorded[i + 1]?.type === 'tool.requested') i++
     await settle()
   }
@@ -178,7 +201,7 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gate
   }
 }
 
-function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: TurnControl, controller: AbortController, gates: Gates, mode: 'batch' | 'stream'): void {
+function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: TurnControl, controller: AbortController, gates: Gates, mode: 'batch' | 'stream', recording: Recording): void {
   switch (event.type) {
     case 'tool.requested':
       if (mode === 'stream') turn.addIncoming(incoming(event))
@@ -196,6 +219,7 @@ function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: Tur
       return
     }
     case 'tool.progress':
+      gates.progress(event.toolUseId, event.data)
       return
     case 'tool.completed':
     case 'tool.errored':
@@ -204,30 +228,45 @@ function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: Tur
     case 'tool.cancelled':
       if (event.step === 'call') gates.release(`call:${event.toolUseId}`, true)
       return
+    case 'tool.budgeted':
+      gates.release(`save:${event.toolUseId}`, event.path)
+      return
     case 'hook.finished':
       gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
       return
     case 'tool.hooked':
       gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
       return
+    case 'permission.granted':
     case 'tool.permitted':
-      if (event.source === 'user') gates.release(`perm:${event.toolUseId}`, undefined)
+      if (event.type === 'permission.granted' || event.source === 'user') gates.release(`perm:${event.toolUseId}`, recording.calls.get(event.toolUseId)?.answer)
       return
     default:
       return
   }
 }
 
-/** Events as the engine decides them: without the envelope's time, and progress compared per call. */
+/**
+ * The part of a turn the engine decided: a turn closed by recovery (the process died) is
+ * compared up to the recovery, since replay cannot die the same way.
+ */
+function recordedPart(turn: KernelEvent[]): KernelEvent[] {
+  const cut = turn.findIndex((e) => e.type === 'turn.recovered')
+  return cut < 0 ? turn : turn.slice(0, cut)
+}
+
+/** Events as the engine decides them: without the envelope, keys in a canonical order. */
 function normal(event: KernelEvent | KernelEventInput): string {
   const { v: _v, seq: _seq, at: _at, ...rest } = event as KernelEvent
-  return JSON.stringify(rest)
+  return canonicalJson(rest)
 }
 
 function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEvent[]): Divergence | undefined {
   const turnId = recorded[0]?.turnId ?? ''
-  const now = replayed.filter((e) => e.turnId === turnId && e.type !== 'tool.progress')
-  const was = recorded.filter((e) => e.type !== 'tool.progress')
+  const was = recorded
+  const all = replayed.filter((e) => e.turnId === turnId)
+  // After a recovery cut, what the replayed turn did next (waiting, then being stopped) is not compared.
+  const now = recorded.at(-1)?.type === 'turn.completed' ? all : all.slice(0, was.length)
   for (let k = 0; k < Math.max(was.length, now.length); k++) {
     const expected = was[k]
     const actual = now[k]
@@ -235,10 +274,6 @@ function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEven
     const position = expected?.seq ?? (was.at(-1)?.seq ?? 0) + 1
     return { position, turnId, expected, actual, message: describeDivergence(position, expected, actual) }
   }
-  const progress = (events: readonly KernelEvent[]) => events.filter((e) => e.type === 'tool.progress' && e.turnId === turnId).map(normal).sort()
-  const a = progress(recorded)
-  const b = progress(replayed)
-  if (JSON.stringify(a) !== JSON.stringify(b)) return { position: recorded.find((e) => e.type === 'tool.progress')?.seq ?? 0, turnId, expected: undefined, actual: undefined, message: 'the progress the calls reported differs' }
   return undefined
 }
 
