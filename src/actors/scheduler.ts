@@ -153,7 +153,11 @@ export function scheduleCalls(options: SchedulerOptions): OperatorFunction<Sched
             if (input.voidReason !== undefined) voidQueued(input.voidReason)
             break
           case 'abort':
-            if (stopped !== undefined) return
+            if (stopped !== undefined) {
+              // Already stopped; a forced abort (discard) still stops the 'block' calls left running.
+              if (input.force === true) for (const r of [...running]) r.handle.abort(input.reason, true)
+              return
+            }
             stopped = input.reason
             ended = true
             voidQueued(input.reason)
