@@ -21,9 +21,10 @@ describe('crash recovery', () => {
   it('recovers the JSONL log of a process killed with SIGKILL mid-call', async () => {
     const logPath = join(dir, 'session.jsonl')
     const child = spawn(process.execPath, [new URL('../fixtures/crash/child.mjs', import.meta.url).pathname, logPath], { stdio: 'ignore' })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
     await waitFor(() => existsSync(logPath) && readFileSync(logPath, 'utf8').includes('"tool.progress"'))
     child.kill('SIGKILL')
-    await new Promise((resolve) => child.on('exit', resolve))
+    await exited
 
     const before = parseJsonl(readFileSync(logPath, 'utf8'))
     expect(before.corrupt).toEqual([])
