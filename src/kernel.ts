@@ -145,7 +145,8 @@ export function createKernel(options: KernelOptions): KernelInternals {
 
   const earlyStart = options.earlyStart ?? 'safe'
   const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
-  const turnDeps = () => ({ turnId: ids.next('turn'), log, services, machine, maxConcurrency, messageBudget })
+  const permissionConfig = { mode, allow: [...(options.permissions?.allow ?? [])], ask: [...(options.permissions?.ask ?? [])], deny: [...(options.permissions?.deny ?? [])] }
+  const turnDeps = () => ({ turnId: ids.next('turn'), log, services, machine, maxConcurrency, messageBudget, permissions: permissionConfig })
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
     const { uses, stopReason } = toolUsesOf(message)

@@ -58,6 +58,8 @@ export interface TurnDeps {
   maxConcurrency: number
   /** Characters the turn's message may carry before fresh results are persisted. */
   messageBudget: number
+  /** The permission configuration in force (recorded in turn.started for replay). */
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
 }
 
 export interface TurnConfig {
@@ -80,7 +82,7 @@ export interface TurnControl extends Turn {
 
 export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const { turnId, log, services } = deps
-  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart }).seq
+  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart, permissions: deps.permissions }).seq
   const control = new Subject<SchedulerInput>()
   const ids = new Set<string>()
   const budget: TurnBudget = { limit: deps.messageBudget, used: 0 }

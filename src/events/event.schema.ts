@@ -63,6 +63,10 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     maxConcurrency: z.number().int().positive(),
     /** Which calls could start before the message ended: what replay needs to decide the same way. */
     earlyStart: z.enum(['safe', 'none', 'all']).optional(),
+    /** The permission mode and rules in force, so a log replays with the configuration it was recorded with. */
+    permissions: z
+      .object({ mode: z.string(), allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) })
+      .optional(),
   }),
   /** A log cut off mid-turn was closed: these calls got interrupted results. */
   z.object({ ...envelope, type: z.literal('turn.recovered'), reason: z.string(), open: z.array(z.string()) }),

@@ -14,7 +14,7 @@ import type { TurnControl } from '../actors/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernel, type KernelInternals, type KernelOptions } from '../kernel.js'
-import type { PermissionAnswer } from '../permissions/policy.js'
+import type { PermissionAnswer, PermissionMode } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, type Recording } from './recorded.js'
 import { canonicalJson } from '../permissions/grants.js'
@@ -22,6 +22,7 @@ import { canonicalJson } from '../permissions/grants.js'
 export interface ReplayOptions {
   tools: readonly Tool[]
   cwd?: string
+  /** Rules and mode to decide with. Default: those the log recorded (give others to test a rule change). */
   permissions?: KernelOptions['permissions']
   messageBudgetChars?: number
 }
@@ -58,7 +59,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const kernel = createKernel({
     tools: options.tools.map((tool) => recordedTool(tool, recording, gates)),
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    ...(options.permissions !== undefined ? { permissions: options.permissions } : {}),
+    ...(permissionsOf(options, firstStart) !== undefined ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> } : {}),
     ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
     maxConcurrency: firstStart?.maxConcurrency ?? 10,
     clock: { now: () => 0 },
@@ -75,6 +76,12 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     if (divergence !== undefined) return { ok: false, turns: turns.length, divergence }
   }
   return { ok: true, turns: turns.length, events: events.length }
+}
+
+function permissionsOf(options: ReplayOptions, started: EventOf<'turn.started'> | undefined): KernelOptions['permissions'] {
+  if (options.permissions !== undefined) return options.permissions
+  const recorded = started?.permissions
+  return recorded === undefined ? undefined : { ...recorded, mode: recorded.mode as PermissionMode }
 }
 
 /** Releases of recorded answers, each opened when the walk reaches its event. */
@@ -258,6 +265,8 @@ function recordedPart(turn: KernelEvent[]): KernelEvent[] {
 /** Events as the engine decides them: without the envelope, keys in a canonical order. */
 function normal(event: KernelEvent | KernelEventInput): string {
   const { v: _v, seq: _seq, at: _at, ...rest } = event as KernelEvent
+  // The configuration a turn ran with is an input, not a decision: a changed rule shows where it changes one.
+  if (rest.type === 'turn.started') delete (rest as { permissions?: unknown }).permissions
   return canonicalJson(rest)
 }
 
