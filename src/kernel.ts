@@ -3,7 +3,7 @@
  */
 import { createMemoryLog } from './events/memory-log.store.js'
 import { randomIds, systemClock } from './actors/adapters/system.js'
-import type { CallServices } from './actors/call-env.js'
+import { PROGRESS_LOG_CHARS, type CallServices } from './actors/call-env.js'
 import type { HookRunner } from './actors/hooks.js'
 import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
 import { compileRules, deniedOutright, type RuleConfig } from './permissions/ruleset.js'
@@ -46,6 +46,8 @@ export interface KernelOptions {
   hooks?: HooksConfig
   /** Replaces the hook runner altogether (replay provides recorded outcomes). */
   hookRunner?: HookRunner
+  /** Text progress per call kept in the log before a note replaces the rest. Default 32,000. */
+  progressLogChars?: number
   /** Which calls may start while the model is still streaming (DESIGN §3). Default 'safe'. */
   earlyStart?: EarlyStart
   /** Where oversize output is persisted (the budget step). Default: a directory under the OS temp dir. */
@@ -140,6 +142,7 @@ export function createKernel(options: KernelOptions): KernelInternals {
     // Grants live in the log: a kernel over a resumed log honours the ones given before.
     permissions: createPermissionPolicy({ rules, mode, cwd, grants: Grants.fromLog(log.read()), canUseTool: options.canUseTool, record }),
     results: options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results')),
+    progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
   }
   const machine = provideToolCallMachine()
 

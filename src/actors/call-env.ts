@@ -22,6 +22,8 @@ export interface CallServices {
   readonly hooks: HookRunner
   readonly permissions: PermissionPolicy
   readonly results: ResultStore
+  /** Text progress a call may put into the log (replay: Infinity, the log already bounded it). */
+  readonly progressLogChars: number
   /** Called for each progress report, after it is logged (the streaming `updates()` feed). */
   readonly onProgress?: (turnId: string, toolUseId: string, data: unknown) => void
 }
@@ -158,7 +160,7 @@ export const PROGRESS_LOG_CHARS = 32_000
  */
 function boundProgress(env: CallEnv, data: unknown): unknown {
   if (typeof data !== 'string') return data
-  const room = PROGRESS_LOG_CHARS - env.progressLogged
+  const room = env.services.progressLogChars - env.progressLogged
   env.progressLogged += data.length
   if (data.length <= room) return data
   const kept = Math.max(0, room)

@@ -82,7 +82,7 @@ export interface TurnControl extends Turn {
 
 export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const { turnId, log, services } = deps
-  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart, permissions: deps.permissions }).seq
+  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart, cwd: services.cwd, permissions: deps.permissions }).seq
   const control = new Subject<SchedulerInput>()
   const ids = new Set<string>()
   const budget: TurnBudget = { limit: deps.messageBudget, used: 0 }

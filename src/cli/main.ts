@@ -2,6 +2,7 @@
 /** The `toolkernel` command. */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { runDemo } from './demo.js'
+import { CliError, loadLog } from './load-log.js'
 
 const HELP = `usage: toolkernel <command> [options]
 
@@ -10,6 +11,14 @@ commands:
                       run a scripted turn through the kernel and print what happened;
                       --stream replays a recorded model stream, then interrupts a turn
                       (writes the event log to PATH, default .toolkernel/demo.jsonl)
+  replay <log> [--tools MODULE] [--quiet] [--skip-corrupt]
+                      timeline, projected messages, and a determinism check that re-executes
+                      the log; exit code 1 on divergence
+  inspect <log> --at N
+                      each call's state after event N
+  stats <log>         counts, time queued and running, error classes
+  timeline <log> [--html FILE]
+                      the timeline as text, or as a self-contained HTML page
   help                show this text
 `
 
@@ -22,6 +31,11 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       await runDemo({ logPath: String(parsed.log), out, stream: parsed.stream === true })
       return 0
     }
+    case 'replay':
+    case 'inspect':
+    case 'stats':
+    case 'timeline':
+      return logCommand(command, rest, out, err)
     case undefined:
     case 'help':
     case '--help':
@@ -33,6 +47,48 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       return 2
   }
 }
+
+async function logCommand(command: string, args: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof LOG_OPTIONS; allowPositionals: true; strict: true }>>
+  try {
+    parsed = parseArgs({ args, options: LOG_OPTIONS, allowPositionals: true, strict: true })
+  } catch (error) {
+    err(`toolkernel ${command}: ${(error as Error).message}`)
+    return 2
+  }
+  const [path, ...extra] = parsed.positionals
+  if (path === undefined || extra.length > 0) {
+    err(`toolkernel ${command}: give exactly one log file\n\n${HELP}`)
+    return 2
+  }
+  try {
+    const { replayCommand, inspectCommand, statsCommand, timelineCommand } = await import('./commands.js')
+    const events = loadLog(path, { skipCorrupt: parsed.values['skip-corrupt'] === true, err })
+    switch (command) {
+      case 'replay':
+        return await replayCommand(events, { tools: parsed.values.tools, quiet: parsed.values.quiet === true }, out)
+      case 'inspect':
+        if (parsed.values.at === undefined) throw new CliError('inspect needs --at N (an event number)')
+        return inspectCommand(events, Number(parsed.values.at), out)
+      case 'stats':
+        return statsCommand(events, out)
+      default:
+        return timelineCommand(events, parsed.values.html, path, out)
+    }
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error
+    err(`toolkernel ${command}: ${error.message}`)
+    return 2
+  }
+}
+
+const LOG_OPTIONS = {
+  tools: { type: 'string' },
+  quiet: { type: 'boolean' },
+  'skip-corrupt': { type: 'boolean' },
+  at: { type: 'string' },
+  html: { type: 'string' },
+} as const
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, err: (line: string) => void) {
   try {

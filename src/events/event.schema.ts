@@ -63,6 +63,8 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     maxConcurrency: z.number().int().positive(),
     /** Which calls could start before the message ended: what replay needs to decide the same way. */
     earlyStart: z.enum(['safe', 'none', 'all']).optional(),
+    /** The kernel's working directory (path rules are relative to it). */
+    cwd: z.string().optional(),
     /** The permission mode and rules in force, so a log replays with the configuration it was recorded with. */
     permissions: z
       .object({ mode: z.string(), allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) })

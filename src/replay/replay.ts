@@ -21,6 +21,7 @@ import { canonicalJson } from '../permissions/grants.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]
+  /** Working directory. Default: the one the log recorded. */
   cwd?: string
   /** Rules and mode to decide with. Default: those the log recorded (give others to test a rule change). */
   permissions?: KernelOptions['permissions']
@@ -58,11 +59,12 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
   const kernel = createKernel({
     tools: options.tools.map((tool) => recordedTool(tool, recording, gates)),
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
     ...(permissionsOf(options, firstStart) !== undefined ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> } : {}),
     ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
     maxConcurrency: firstStart?.maxConcurrency ?? 10,
     clock: { now: () => 0 },
+    progressLogChars: Infinity,
     ids: { next: (prefix) => (prefix === 'turn' ? (recording.turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`) },
     log,
     hookRunner: recordedHooks(recording, gates, (event) => void log.append(event)),
@@ -287,6 +289,10 @@ function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEven
 }
 
 function describeDivergence(position: number, expected: KernelEvent | undefined, actual: KernelEventInput | undefined): string {
-  const show = (e: KernelEvent | KernelEventInput | undefined) => (e === undefined ? 'nothing' : `${e.type} ${normal(e)}`)
+  const show = (e: KernelEvent | KernelEventInput | undefined) => {
+    if (e === undefined) return 'nothing'
+    const text = normal(e)
+    return `${e.type} ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`
+  }
   return `at event ${position}: the log has ${show(expected)}, but the engine now decides ${show(actual)}`
 }

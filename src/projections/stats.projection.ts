@@ -1,0 +1,102 @@
+/** Statistics of a log: counts, time in the queue and in execution, error classes. Pure. */
+import type { KernelEvent } from '../events/event.schema.js'
+
+export interface CallTiming {
+  toolUseId: string
+  tool: string
+  /** From the tool_use arriving to its start (ms); undefined when it never started. */
+  queueMs: number | undefined
+  /** From its start to its result (ms). */
+  runMs: number | undefined
+  outcome: 'success' | 'error' | 'cancelled' | 'open'
+}
+
+export interface LogStats {
+  events: number
+  turns: number
+  calls: number
+  byOutcome: Record<string, number>
+  byTool: Record<string, number>
+  /** Why calls failed, by code (unknown_tool, invalid_input, permission_denied, tool_error, cancelled, …). */
+  errorClasses: Record<string, number>
+  timings: CallTiming[]
+}
+
+export function projectStats(events: readonly KernelEvent[]): LogStats {
+  const calls = new Map<string, { tool: string; requested: number; dispatched?: number; done?: number; outcome: CallTiming['outcome'] }>()
+  const errorClasses: Record<string, number> = {}
+  const turns = new Set<string>()
+  const count = (map: Record<string, number>, key: string) => (map[key] = (map[key] ?? 0) + 1)
+  for (const event of events) {
+    if (event.type === 'turn.started') turns.add(event.turnId)
+    if (!('toolUseId' in event)) continue
+    const call = calls.get(event.toolUseId)
+    if (event.type === 'tool.requested') calls.set(event.toolUseId, { tool: event.name, requested: event.at, outcome: 'open' })
+    else if (call === undefined) continue
+    else if (event.type === 'tool.dispatched') call.dispatched = event.at
+    else if (event.type === 'tool.result') {
+      call.done = event.at
+      call.outcome = event.outcome
+    } else if (event.type === 'tool.rejected') count(errorClasses, event.code)
+    else if (event.type === 'tool.errored') count(errorClasses, 'tool_error')
+    else if (event.type === 'tool.cancelled') count(errorClasses, event.step === 'call' ? 'interrupted' : 'cancelled')
+  }
+  const byOutcome: Record<string, number> = {}
+  const byTool: Record<string, number> = {}
+  const timings: CallTiming[] = [...calls].map(([toolUseId, c]) => {
+    count(byOutcome, c.outcome)
+    count(byTool, c.tool)
+    return {
+      toolUseId,
+      tool: c.tool,
+      queueMs: c.dispatched === undefined ? undefined : c.dispatched - c.requested,
+      runMs: c.dispatched === undefined || c.done === undefined ? undefined : c.done - c.dispatched,
+      outcome: c.outcome,
+    }
+  })
+  return { events: events.length, turns: turns.size, calls: calls.size, byOutcome, byTool, errorClasses, timings }
+}
+
+/** Each call's state after event `at` (inclusive): what `toolkernel inspect --at N` shows. */
+export function callStatesAt(events: readonly KernelEvent[], at: number): Array<{ toolUseId: string; turnId: string; tool: string; state: string; lastEvent: string }> {
+  const states = new Map<string, { turnId: string; tool: string; state: string; lastEvent: string }>()
+  for (const event of events) {
+    if (event.seq > at) break
+    if (!('toolUseId' in event)) continue
+    if (event.type === 'tool.requested') states.set(event.toolUseId, { turnId: event.turnId, tool: event.name, state: 'requested', lastEvent: `${event.seq} tool.requested` })
+    const entry = states.get(event.toolUseId)
+    if (entry === undefined) continue
+    entry.lastEvent = `${event.seq} ${event.type}`
+    entry.state = stateAfter(event, entry.state)
+  }
+  return [...states].map(([toolUseId, s]) => ({ toolUseId, ...s }))
+}
+
+function stateAfter(event: KernelEvent, previous: string): string {
+  switch (event.type) {
+    case 'tool.queued':
+      return event.safe ? 'queued (safe)' : 'queued (exclusive)'
+    case 'tool.dispatched':
+      return `dispatched (batch ${event.batch})`
+    case 'tool.parsed':
+      return 'validating'
+    case 'tool.validated':
+      return 'checking permission'
+    case 'tool.hooked':
+      return `${event.phase}-hook done`
+    case 'permission.requested':
+      return 'waiting for the user'
+    case 'tool.permitted':
+      return `permission: ${event.behavior}`
+    case 'tool.started':
+    case 'tool.progress':
+      return 'running'
+    case 'tool.completed':
+    case 'tool.errored':
+      return 'mapping the result'
+    case 'tool.result':
+      return `done (${event.outcome})`
+    default:
+      return previous
+  }
+}
