@@ -40,7 +40,11 @@ export async function streamDemo(kernel: Kernel, root: string, streamFile: strin
   second.addToolUse({ id: 'toolu_i1_count', name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "step $i"; sleep 0.1; done' } })
   second.addToolUse({ id: 'toolu_i2_write', name: 'Write', input: { file_path: join(root, 'NOTES.md'), content: 'counted to ten\n' } })
   second.end('tool_use')
-  await sleep(350)
+  // The user presses Esc once the command has printed a few lines.
+  let lines = 0
+  for await (const update of second.updates()) {
+    if (update.type === 'progress' && update.toolUseId === 'toolu_i1_count' && (lines += String(update.data).split('\n').length - 1) >= 3) break
+  }
   controller.abort('the user pressed Esc')
   const { message } = await second.result()
   out(JSON.stringify(message, null, 2))

@@ -268,7 +268,10 @@ function recordedPart(turn: KernelEvent[]): KernelEvent[] {
 function normal(event: KernelEvent | KernelEventInput): string {
   const { v: _v, seq: _seq, at: _at, ...rest } = event as KernelEvent
   // The configuration a turn ran with is an input, not a decision: a changed rule shows where it changes one.
-  if (rest.type === 'turn.started') delete (rest as { permissions?: unknown }).permissions
+  if (rest.type === 'turn.started') {
+    delete (rest as { permissions?: unknown }).permissions
+    delete (rest as { cwd?: unknown }).cwd
+  }
   return canonicalJson(rest)
 }
 
