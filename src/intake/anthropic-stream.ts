@@ -6,7 +6,7 @@
  * malformed one is a TypeError naming what is wrong.
  */
 import { z } from 'zod'
-import type { IncomingToolUse, IntakeSink } from './incoming.js'
+import { StreamIntake, type IncomingToolUse } from './incoming.js'
 import { parseToolInput } from './json-input.js'
 
 const Index = z.number().int().nonnegative()
@@ -34,13 +34,10 @@ interface OpenBlock {
   initial: unknown
 }
 
-export class AnthropicStreamIntake {
+export class AnthropicStreamIntake extends StreamIntake {
   readonly #open = new Map<number, OpenBlock>()
   #ordinal = 0
   #stopReason: string | null = null
-  #ended = false
-
-  constructor(private readonly sink: IntakeSink) {}
 
   /** Takes one raw stream event. Unknown event types are ignored (the API may add some). */
   push(raw: unknown): void {
@@ -49,7 +46,7 @@ export class AnthropicStreamIntake {
     if (!KNOWN.has(type)) return
     const parsed = StreamEventSchema.safeParse(raw)
     if (!parsed.success) throw new TypeError(`malformed ${type} event: ${z.prettifyError(parsed.error)}`)
-    if (this.#ended) throw new TypeError(`${type} event after the message ended`)
+    if (this.ended) throw new TypeError(`${type} event after the message ended`)
     const event = parsed.data
     switch (event.type) {
       case 'content_block_start':
@@ -81,19 +78,10 @@ export class AnthropicStreamIntake {
     }
   }
 
-  /**
-   * Ends the message (at `message_stop`, an `error` event, or when the app says so). Blocks still
-   * open were cut off: each is handed on with an input error, so it still gets its result.
-   */
-  end(stopReason: string | null, detail?: string): void {
-    if (this.#ended) return
-    this.close(stopReason, detail)
-    this.sink.end(stopReason, detail)
-  }
 
   /** Hands on the blocks still open as cut off, and takes no more events. */
-  close(stopReason: string | null, detail?: string): void {
-    this.#ended = true
+  override close(stopReason: string | null, detail?: string): void {
+    this.ended = true
     for (const block of [...this.#open.values()].sort((a, b) => a.ordinal - b.ordinal)) {
       this.sink.toolUse({ id: block.id, name: block.name, index: block.ordinal, input: block.fragments.join(''), inputError: cutOff(stopReason, detail) })
     }

@@ -15,3 +15,20 @@ export interface IntakeSink {
   /** The message ended; `detail` explains an error end (a stream `error` event). */
   end(stopReason: string | null, detail?: string): void
 }
+
+/** What both stream intakes share: ending the message hands on what is still open, then ends. */
+export abstract class StreamIntake {
+  protected ended = false
+
+  constructor(protected readonly sink: IntakeSink) {}
+
+  /** Ends the message (its stop event, an error event, or the app saying so). */
+  end(stopReason: string | null, detail?: string): void {
+    if (this.ended) return
+    this.close(stopReason, detail)
+    this.sink.end(stopReason, detail)
+  }
+
+  /** Hands on the calls still open, and takes no more events. */
+  abstract close(stopReason: string | null, detail?: string): void
+}

@@ -5,7 +5,7 @@
  * choice finishes. `finish_reason` maps onto Anthropic stop reasons.
  */
 import { z } from 'zod'
-import type { IncomingToolUse, IntakeSink } from './incoming.js'
+import { StreamIntake, type IncomingToolUse } from './incoming.js'
 import { parseToolInput } from './json-input.js'
 import { cutOff } from './anthropic-stream.js'
 
@@ -38,12 +38,9 @@ interface OpenCall {
   fragments: string[]
 }
 
-export class OpenAIStreamIntake {
+export class OpenAIStreamIntake extends StreamIntake {
   readonly #calls = new Map<number, OpenCall>()
   #ordinal = 0
-  #ended = false
-
-  constructor(private readonly sink: IntakeSink) {}
 
   /** Takes one parsed chunk, or the `[DONE]` sentinel. Only choice 0 is read. */
   push(chunk: unknown): void {
@@ -53,23 +50,17 @@ export class OpenAIStreamIntake {
     }
     const parsed = ChunkSchema.safeParse(chunk)
     if (!parsed.success) throw new TypeError(`malformed chat.completion.chunk: ${z.prettifyError(parsed.error)}`)
-    if (this.#ended) throw new TypeError('chat.completion.chunk after the message ended')
+    if (this.ended) throw new TypeError('chat.completion.chunk after the message ended')
     const choice = parsed.data.choices.find((c) => (c.index ?? 0) === 0)
     if (choice === undefined) return
     for (const delta of choice.delta?.tool_calls ?? []) this.#delta(delta)
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.end(stopReasonOf(choice.finish_reason))
   }
 
-  /** Ends the message; calls still open are complete if their JSON is, and cut off otherwise. */
-  end(stopReason: string | null, detail?: string): void {
-    if (this.#ended) return
-    this.close(stopReason, detail)
-    this.sink.end(stopReason, detail)
-  }
 
   /** Hands on the calls still open (complete if their JSON is, cut off otherwise), and takes no more chunks. */
-  close(stopReason: string | null, detail?: string): void {
-    this.#ended = true
+  override close(stopReason: string | null, detail?: string): void {
+    this.ended = true
     for (const index of [...this.#calls.keys()].sort((a, b) => a - b)) this.#complete(index, stopReason, detail)
   }
 

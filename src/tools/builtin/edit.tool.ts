@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import { recordRead, staleReason } from './file-ledger.js'
-import { absolutePathProblem, missingFileMessage, numberLines } from './paths.js'
+import { absolutePathCheck, missingFileMessage, numberLines } from './paths.js'
 
 /** Lines of context shown around an edit. */
 const SNIPPET_CONTEXT = 3
@@ -36,8 +36,8 @@ export const Edit = buildTool({
   // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
   checkPermissions: (input) => ({ behavior: 'ask', message: `edit ${input.file_path}` }),
   validateInput: (input, context) => {
-    const problem = absolutePathProblem(input.file_path, context.cwd)
-    if (problem !== undefined) return { result: false, message: problem }
+    const path = absolutePathCheck(input.file_path, context.cwd)
+    if (!path.result) return path
     if (input.old_string === '') return { result: false, message: 'old_string is empty; give the exact text to replace (to create a file, use Write)' }
     if (input.old_string === input.new_string) return { result: false, message: 'old_string and new_string are the same, so the edit would change nothing' }
     return { result: true }

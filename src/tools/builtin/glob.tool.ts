@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import { absolutePathProblem } from './paths.js'
+import { absolutePathCheck } from './paths.js'
 
 export const GLOB_LIMIT = 200
 
@@ -30,10 +30,7 @@ export const Glob = buildTool({
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   getPath: (input) => input.path,
-  validateInput: (input, context) => {
-    const problem = input.path === undefined ? undefined : absolutePathProblem(input.path, context.cwd, 'path')
-    return problem === undefined ? { result: true } : { result: false, message: problem }
-  },
+  validateInput: (input, context) => absolutePathCheck(input.path, context.cwd, 'path'),
   async call({ pattern, path }, { cwd, ports }) {
     const root = path ?? cwd
     const stat = await ports.fs.stat(root)

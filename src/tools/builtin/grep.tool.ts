@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import { absolutePathProblem } from './paths.js'
+import { absolutePathCheck } from './paths.js'
 
 export const GREP_LIMIT = 100
 
@@ -35,8 +35,8 @@ export const Grep = buildTool({
   isReadOnly: () => true,
   getPath: (input) => input.path,
   validateInput: (input, context) => {
-    const problem = input.path === undefined ? undefined : absolutePathProblem(input.path, context.cwd, 'path')
-    if (problem !== undefined) return { result: false, message: problem }
+    const path = absolutePathCheck(input.path, context.cwd, 'path')
+    if (!path.result) return path
     try {
       new RegExp(input.pattern)
     } catch (error) {

@@ -1,11 +1,18 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import type { FileSystem } from '../../ports.js'
 import { closest } from '../input-errors.js'
+import type { ValidationResult } from '../tool.types.js'
 
 /** A validation message for a path that is not absolute, naming the absolute path it would have meant. */
 export function absolutePathProblem(path: string, cwd: string, field = 'file_path'): string | undefined {
   if (isAbsolute(path)) return undefined
   return `${field} must be an absolute path; "${path}" is relative. Did you mean ${resolve(cwd, path)}?`
+}
+
+/** validateInput's answer for a path field: absolute, or an error naming the absolute path meant. */
+export function absolutePathCheck(path: string | undefined, cwd: string, field = 'file_path'): ValidationResult {
+  const problem = path === undefined ? undefined : absolutePathProblem(path, cwd, field)
+  return problem === undefined ? { result: true } : { result: false, message: problem }
 }
 
 /** "no such file X — did you mean Y?", with a similar name from the same directory when there is one. */

@@ -4,7 +4,7 @@ import type { ToolResultBlock } from '../../events/event.schema.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import { recordRead } from './file-ledger.js'
-import { absolutePathProblem, missingFileMessage, numberLines } from './paths.js'
+import { absolutePathCheck, missingFileMessage, numberLines } from './paths.js'
 
 export const READ_DEFAULT_LIMIT = 2000
 export const READ_MAX_LINE_CHARS = 2000
@@ -45,10 +45,7 @@ export const Read = buildTool({
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   getPath: (input) => input.file_path,
-  validateInput: (input, context) => {
-    const problem = absolutePathProblem(input.file_path, context.cwd)
-    return problem === undefined ? { result: true } : { result: false, message: problem }
-  },
+  validateInput: (input, context) => absolutePathCheck(input.file_path, context.cwd),
   async call({ file_path: path, offset, limit }, { ports }): Promise<ReadOutput> {
     const stat = await ports.fs.stat(path)
     if (stat === undefined) throw new Error(await missingFileMessage(ports.fs, path))

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import { recordRead, staleReason } from './file-ledger.js'
-import { absolutePathProblem } from './paths.js'
+import { absolutePathCheck } from './paths.js'
 
 const inputSchema = lazySchema(() =>
   z.strictObject({
@@ -30,10 +30,7 @@ export const Write = buildTool({
   isDestructive: () => true,
   // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
   checkPermissions: (input) => ({ behavior: 'ask', message: `write ${input.file_path}` }),
-  validateInput: (input, context) => {
-    const problem = absolutePathProblem(input.file_path, context.cwd)
-    return problem === undefined ? { result: true } : { result: false, message: problem }
-  },
+  validateInput: (input, context) => absolutePathCheck(input.file_path, context.cwd),
   async call({ file_path: path, content }, { ports }) {
     const existing = await ports.fs.stat(path)
     if (existing !== undefined && existing.kind !== 'file') throw new Error(`${path} exists and is not a file`)
