@@ -181,6 +181,7 @@ export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): 
         return controllerOf(env).signal
       },
       cwd: services.cwd,
+      turnId,
       toolUseId,
       ports: services.ports,
       onProgress: (data: unknown) => {

@@ -71,7 +71,7 @@ export function runPermissionStep({ context, self, env }: StepArgs): ToolCallEve
   const tool = env.tool as Tool
   return attempt(
     self,
-    () => env.services.permissions.decide(tool, env.input, { ...toolContextOf(env, context.turnId, context.toolUseId), turnId: context.turnId }, env.hookSay),
+    () => env.services.permissions.decide(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId), env.hookSay),
     (verdict) => {
       const decision: PermissionDecision = { behavior: verdict.behavior, source: verdict.source }
       if (verdict.reason !== undefined) decision.reason = verdict.reason

@@ -50,11 +50,15 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
       }),
     )
   }
-  const matching = (event: HookEventName, tool: string) => (compiled.get(event) ?? []).filter((hook) => hook.matches(tool))
+  const none: CompiledHook[] = []
+  const matching = (event: HookEventName, tool: string) => {
+    const hooks = compiled.get(event)
+    return hooks === undefined || hooks.length === 0 ? none : hooks.filter((hook) => hook.matches(tool))
+  }
   const runProcess = options.runProcess ?? runHookProcess
 
   return {
-    has: (phase, tool) => (phase === 'pre' ? matching('PreToolUse', tool.name) : [...matching('PostToolUse', tool.name), ...matching('PostToolUseFailure', tool.name)]).length > 0,
+    has: (phase, tool) => (phase === 'pre' ? matching('PreToolUse', tool.name).length > 0 : matching('PostToolUse', tool.name).length > 0 || matching('PostToolUseFailure', tool.name).length > 0),
     async run(request, signal): Promise<HookOutcome> {
       const event: HookEventName = request.phase === 'pre' ? 'PreToolUse' : request.error === undefined ? 'PostToolUse' : 'PostToolUseFailure'
       const input = hookInput(event, request, options)

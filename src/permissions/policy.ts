@@ -44,7 +44,7 @@ export interface HookSay {
 }
 
 export interface PermissionPolicy {
-  decide(tool: Tool, input: unknown, context: ToolContext & { turnId: string }, hook?: HookSay): Promise<PermissionVerdict> | PermissionVerdict
+  decide(tool: Tool, input: unknown, context: ToolContext, hook?: HookSay): Promise<PermissionVerdict> | PermissionVerdict
   /**
    * What `decide` will say, when that is known without running anything: early start (while the
    * model is still streaming) is only for calls that will not stop to ask. 'unknown' waits.
@@ -66,7 +66,7 @@ type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask' }
 export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy {
   const { rules, mode, cwd, grants } = options
   // checkPermissions in preview runs without a live call: no signal fires, no progress goes anywhere.
-  const previewContext: ToolContext = { signal: new AbortController().signal, cwd, toolUseId: '', onProgress: () => {}, ports: undefined as never }
+  const previewContext: ToolContext = { signal: new AbortController().signal, cwd, turnId: '', toolUseId: '', onProgress: () => {}, ports: undefined as never }
 
   /** Everything decided without asking anyone; undefined means "ask the tool". */
   const settled = (tool: Tool, input: unknown, hook?: HookSay): Verdict | undefined => {
@@ -89,7 +89,7 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     return { behavior: result.behavior, source: 'tool', reason: result.message }
   }
 
-  const ask = async (tool: Tool, input: unknown, context: ToolContext & { turnId: string }, reason: string): Promise<PermissionVerdict> => {
+  const ask = async (tool: Tool, input: unknown, context: ToolContext, reason: string): Promise<PermissionVerdict> => {
     if (mode === 'dontAsk') return { behavior: 'deny', source: 'mode', reason: `dontAsk mode turns every "ask" into a denial (${reason})` }
     if (options.canUseTool === undefined) return { behavior: 'deny', source: 'default', reason: `${tool.name} needs approval (${reason}) and this app has no way to ask the user` }
     const ids = { turnId: context.turnId, toolUseId: context.toolUseId }

@@ -12,6 +12,7 @@ export interface ToolContext {
   readonly signal: AbortSignal
   /** The kernel's working directory. */
   readonly cwd: string
+  readonly turnId: string
   readonly toolUseId: string
   /** Reports progress; it reaches `updates()` and the log, never the `tool_result`. */
   onProgress(data: unknown): void
