@@ -61,7 +61,9 @@ export const toolCallMachine = setup({
     cancelledOutcome: ({ context }) => context.failure?.code === 'cancelled' || context.failure?.code === 'interrupted',
     hasCustomValidation: ({ context }) => context.steps.customValidation,
     hasPreHooks: ({ context }) => context.steps.preHooks,
-    hasPostHooks: ({ context }) => context.steps.postHooks,
+    // Post-hooks follow a call that ran (PostToolUse) or failed while running (PostToolUseFailure),
+    // not one that never started.
+    hasPostHooks: ({ context }) => context.steps.postHooks && (context.failure === null || context.failure.step === 'call' || context.failure.step === 'map'),
     overBudget: ({ event }) => event.type === 'call.done' && event.overBudget,
   },
 }).createMachine({
