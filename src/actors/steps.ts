@@ -7,7 +7,7 @@ import type { Failure, PermissionDecision, ToolCallContext, ToolCallEvent } from
 import { describeIssues, schemaHint } from '../tools/input-errors.js'
 import { inputJsonSchema } from '../tools/to-api-format.js'
 import type { Tool } from '../tools/tool.types.js'
-import { attempt, toolContextOf, type CallEnv, type StepArgs } from './call-env.js'
+import { attempt, toolContextOf, type StepArgs } from './call-env.js'
 import * as text from './result-text.js'
 
 /**
