@@ -1,6 +1,6 @@
 /** The real bin, as `npm run demo` runs it (npm test builds dist first). */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -40,6 +40,11 @@ describe('toolkernel demo', () => {
     expect(firstDone).toBeLessThan(ended)
     expect(stdout).toContain('Bash was interrupted while running: the user pressed Esc.')
     expect(stdout).toContain('Write was cancelled before it ran: the user pressed Esc.')
+  })
+
+  it('is an executable bin, as npx runs it', async () => {
+    expect(statSync(bin).mode & 0o111).not.toBe(0)
+    expect((await run(bin, ['help'])).stdout).toMatch(/^usage: toolkernel <command>/)
   })
 
   it('rejects unknown commands and options with a clear message', async () => {
