@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool } from '../src/index.js'
 import { assistant, testKernel } from './helpers.js'
-import { checkLog, expectedBatches, inputOf, makeTools, reprojected, specsArb } from './prop-helpers.js'
+import { checkLog, expectedBatches, inputOf, makeTools, reprojected, scheduledHooks, specsArb } from './prop-helpers.js'
 
 describe('kernel properties', () => {
   it('every tool_use gets exactly one result, in order; no overlap of unsafe calls; batches in order; the cap holds; the log re-projects', async () => {
@@ -41,7 +41,8 @@ describe('kernel properties', () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), specsArb, fc.integer({ min: 1, max: 4 }), async (s, specs, cap) => {
         const { tools } = makeTools(s, cap)
-        const kernel = testKernel(tools, { maxConcurrency: cap })
+        // Hooks whose answers the scheduler also times, so aborts land inside hook steps too.
+        const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
         const ids = specs.map((_, i) => `call_${i}`)
         const message = assistant(...specs.map((spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown]))
         const controller = new AbortController()

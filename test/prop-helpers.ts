@@ -2,7 +2,7 @@
 import fc from 'fast-check'
 import { expect } from 'vitest'
 import { z } from 'zod'
-import { buildTool, parseJsonl, projectMessages, toJsonLine, type KernelEvent } from '../src/index.js'
+import { buildTool, parseJsonl, projectMessages, toJsonLine, type HooksConfig, type KernelEvent } from '../src/index.js'
 
 export interface Spec {
   tool: 'Block' | 'Cancel' | 'Missing'
@@ -122,3 +122,9 @@ export function reprojected(events: readonly KernelEvent[]): string {
   return JSON.stringify(projectMessages(parseJsonl(text).events))
 }
 
+
+/** Pre- and post-hooks that answer "go on" when fast-check's scheduler says. */
+export function scheduledHooks(s: fc.Scheduler): HooksConfig {
+  const hook = { type: 'function' as const, name: 'scheduled', fn: () => s.schedule(Promise.resolve(undefined), 'hook') }
+  return { PreToolUse: [{ hooks: [hook] }], PostToolUse: [{ hooks: [hook] }], PostToolUseFailure: [{ hooks: [hook] }] }
+}

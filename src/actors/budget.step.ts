@@ -23,3 +23,11 @@ export function runBudgetStep({ context, self, env }: StepArgs): ToolCallEvent |
     (error) => keep(previewOf(text, undefined, describeError(error))),
   )
 }
+
+/** The budget step interrupted before the save finished: keep a preview that says it was not saved. */
+export function abandonBudgetStep({ context, env }: StepArgs): void {
+  if (env.mapped === undefined || !('block' in env.mapped) || env.persisted !== undefined) return
+  const original = env.mapped.block
+  const preview = previewOf(textOf(original), undefined, 'the turn was interrupted before it was saved')
+  env.mapped = { block: original.is_error === true ? { type: 'tool_result', tool_use_id: context.toolUseId, content: preview, is_error: true } : { type: 'tool_result', tool_use_id: context.toolUseId, content: preview } }
+}

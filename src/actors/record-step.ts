@@ -8,11 +8,15 @@ import { failureOfEvent } from '../machines/tool-call.machine.js'
 import type { ToolCallEvent } from '../machines/tool-call.types.js'
 import type { StepArgs } from './call-env.js'
 
+const FAILS_BY_EVENT = new Set<Step>(['validate', 'preHook', 'permission', 'call'])
+
 export function recordStep({ context, env, event }: StepArgs & { event: ToolCallEvent }, { step }: { step: Step }): void {
   const log = env.services.log
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   // Exit actions run before the transition's assigns: what the event brings is not in context yet.
-  const failure = context.failure ?? failureOfEvent(event, step)
+  // Only the steps that wait for an event take their failure from it; later steps left in the
+  // same macrostep (map, emit) still see that event and must not.
+  const failure = context.failure ?? (FAILS_BY_EVENT.has(step) ? failureOfEvent(event, step) : null)
   if (step === 'permission' && event.type === 'permission.done') log.append({ type: 'tool.permitted', ...ids, ...event.decision })
   if (failure !== null && failure.step === step) {
     if (failure.code === 'cancelled' || failure.code === 'interrupted') log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })
@@ -22,9 +26,12 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
     if (step !== 'map') return
   }
   switch (step) {
-    case 'parse':
-      log.append({ type: 'tool.parsed', ...ids, tool: env.tool?.name ?? context.name })
+    case 'parse': {
+      const { preHooks, postHooks } = context.steps
+      const parsed = { type: 'tool.parsed' as const, ...ids, tool: env.tool?.name ?? context.name }
+      log.append(preHooks || postHooks ? { ...parsed, hooks: { pre: preHooks, post: postHooks } } : parsed)
       return
+    }
     case 'validate':
       log.append({ type: 'tool.validated', ...ids })
       return

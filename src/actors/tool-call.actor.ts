@@ -10,7 +10,7 @@ import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from '../
 import { CallEnvs, type CallEnv, type CallServices } from './call-env.js'
 import { abortCallStep, runCallStep } from './call-tool.step.js'
 import { mapResultStep } from './map-result.step.js'
-import { runBudgetStep } from './budget.step.js'
+import { abandonBudgetStep, runBudgetStep } from './budget.step.js'
 import type { TurnBudget } from './budget.js'
 import { recordStart, recordStep } from './record-step.js'
 import { describeError } from './result-text.js'
@@ -62,6 +62,7 @@ export function provideToolCallMachine() {
       runCall: envs.step(runCallStep),
       abortCall: envs.step(abortCallStep),
       runBudget: envs.raising(runBudgetStep),
+      abandonBudget: envs.step(abandonBudgetStep),
       mapResult: envs.assigning(mapResultStep),
       runPostHooks: envs.raising(runHooksStep('post')),
       recordStep: (({ context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent }, params: { step: Step }) =>

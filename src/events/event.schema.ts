@@ -87,7 +87,13 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ ...toolEnvelope, type: z.literal('tool.queued'), safe: z.boolean(), reason: z.string().optional() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.dispatched'), batch: z.number().int().nonnegative(), running: z.number().int().nonnegative() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.parsed'), tool: z.string() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.parsed'),
+    tool: z.string(),
+    /** Hooks matched this call (recorded so replay walks the same steps). */
+    hooks: z.object({ pre: z.boolean(), post: z.boolean() }).optional(),
+  }),
   z.object({ ...toolEnvelope, type: z.literal('tool.validated') }),
   z.object({
     ...toolEnvelope,

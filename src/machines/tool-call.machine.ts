@@ -48,6 +48,7 @@ export const toolCallMachine = setup({
     runCall: missing('runCall'),
     abortCall: missing('abortCall'),
     runBudget: missing('runBudget'),
+    abandonBudget: missing('abandonBudget'),
     mapResult: missing('mapResult'),
     runPostHooks: missing('runPostHooks'),
     recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
@@ -135,7 +136,8 @@ export const toolCallMachine = setup({
     budget: {
       entry: 'runBudget',
       exit: record('budget'),
-      on: { 'budget.done': 'map' },
+      // Interrupted while saving: the model still gets a preview (never the whole output), without a path.
+      on: { 'budget.done': 'map', abort: { target: 'map', actions: 'abandonBudget' } },
     },
     map: {
       entry: 'mapResult',

@@ -46,6 +46,9 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
       case 'tool.progress':
         entry.progress.push(event.data)
         break
+      case 'tool.parsed':
+        if (event.hooks !== undefined) entry.hooked = { ...event.hooks }
+        break
       case 'tool.hooked':
         entry.hooked[event.phase] = true
         break

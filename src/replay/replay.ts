@@ -111,6 +111,14 @@ class Gates {
     return new Promise<T>((resolve) => this.#waiting.set(key, resolve as (value: unknown) => void))
   }
 
+  /** Opens every gate still waiting (with no recorded answer): lets a stopped replay finish. */
+  drain(): void {
+    for (const [key, resolve] of [...this.#waiting]) {
+      this.#waiting.delete(key)
+      resolve(undefined)
+    }
+  }
+
   release(key: string, value: unknown): void {
     const waiting = this.#waiting.get(key)
     this.#waiting.delete(key)
@@ -206,6 +214,8 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gate
   const done = await Promise.race([turn.result().then(() => true), settle().then(settle).then(() => false)])
   if (!done) {
     turn.interrupt('discard', 'replay stopped: the engine waited for something the log does not record')
+    // Steps after the interruption (a post-hook, say) may wait for answers the log never got.
+    for (let k = 0; k < 10 && !(await Promise.race([turn.result().then(() => true), settle().then(() => false)])); k++) gates.drain()
     await turn.result()
   }
 }
@@ -272,6 +282,8 @@ function normal(event: KernelEvent | KernelEventInput): string {
     delete (rest as { permissions?: unknown }).permissions
     delete (rest as { cwd?: unknown }).cwd
   }
+  // Which hooks matched is configuration read back from the log (older logs lack it), not a decision.
+  if (rest.type === 'tool.parsed') delete (rest as { hooks?: unknown }).hooks
   return canonicalJson(rest)
 }
 

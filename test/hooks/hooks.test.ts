@@ -200,6 +200,14 @@ describe('in-process hooks', () => {
     ])
   })
 
+  it('an abort while a PostToolUse hook runs keeps the real result (and the call still has exactly one)', async () => {
+    const controller = new AbortController()
+    const kernel = testKernel([Echo], { hooks: { PostToolUse: [{ hooks: [{ type: 'function', fn: () => (queueMicrotask(() => controller.abort()), new Promise(() => {})) }] }] } })
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]), { signal: controller.signal })
+    expect(message.content).toEqual([{ type: 'tool_result', tool_use_id: 'a', content: 'echo: x' }])
+    expect(events.filter((e) => e.type === 'tool.result')).toHaveLength(1)
+  })
+
   it('a PostToolUse objection becomes feedback for the model', async () => {
     const kernel = testKernel([Echo], { hooks: { PostToolUse: [{ hooks: [{ type: 'function', fn: () => ({ decision: 'block', reason: 'output mentions a secret; redact it' }) }] }] } })
     const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))

@@ -14,6 +14,8 @@ export interface HookProcessResult {
 export const HOOK_OUTPUT_LIMIT = 1024 * 1024
 
 export async function runHookProcess(command: string, options: { cwd: string; stdin: string; timeoutMs: number; signal: AbortSignal }): Promise<HookProcessResult> {
+  // An already-aborted signal never fires 'abort': do not start a hook nobody will wait for.
+  if (options.signal.aborted) return { exitCode: null, stdout: '', stderr: '', timedOut: false, problem: 'the turn was interrupted before the hook ran' }
   const { execa } = await import('execa')
   const child = execa('bash', ['-c', command], {
     cwd: options.cwd,

@@ -55,3 +55,22 @@ describe('the budget step', () => {
     expect(existsSync('/nonexistent')).toBe(false)
   })
 })
+
+describe('the budget step, interrupted', () => {
+  it('a discard while the output is being saved still gives a preview, never the whole output', async () => {
+    const { buildTool: build } = await import('../../../src/index.js')
+    const Blob = build({ name: 'Blob', description: () => 'b', inputSchema: z.object({}), isConcurrencySafe: () => true, maxResultSizeChars: 10, call: async () => 'y'.repeat(5000) })
+    let saving!: () => void
+    const started = new Promise<void>((resolve) => (saving = resolve))
+    const kernel = testKernel([Blob], { results: { save: () => (saving(), new Promise<string>(() => {})) } })
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'a', name: 'Blob', input: {} })
+    turn.end()
+    await started
+    turn.discard()
+    const { events } = await turn.result()
+    const result = events.find((e) => e.type === 'tool.result') as Extract<KernelEvent, { type: 'tool.result' }>
+    expect(String(result.block.content)).toMatch(/^Output too large to show whole \(5000 characters, 1 lines\); it could not be saved \(the turn was interrupted before it was saved\)/)
+    expect(String(result.block.content).length).toBeLessThan(4500)
+  })
+})
