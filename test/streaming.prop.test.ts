@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { projectMessages, type KernelEvent } from '../src/index.js'
 import { testKernel } from './helpers.js'
-import { checkLog, inputOf, isSafe, makeTools, reprojected, specsArb, type Spec } from './prop-helpers.js'
+import { checkLog, inputOf, isSafe, makeTools, reprojected, scheduledHooks, specsArb, type Spec } from './prop-helpers.js'
 
 interface StreamPlan {
   specs: Spec[]
@@ -78,7 +78,7 @@ describe('streaming properties', () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), planArb, fc.integer({ min: 1, max: 4 }), interruptArb, async (s, plan, cap, interrupt) => {
         const { tools, violations } = makeTools(s, cap)
-        const kernel = testKernel(tools, { maxConcurrency: cap })
+        const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
         const controller = new AbortController()
         const turn = kernel.startTurn({ signal: controller.signal })
         const feed = async (): Promise<void> => {
