@@ -109,12 +109,18 @@ export interface KernelInternals extends Kernel {
 /**
  * Creates a kernel.
  *
- * @throws Error for options that could never work: tools that share a name, a bad concurrency cap.
+ * @throws Error for options that could never work: tools that share a name, a bad rule, a bad
+ * concurrency cap, a bad hooks configuration.
  * @example
  * const kernel = createKernel({ tools: [echo], cwd: process.cwd() })
  * const { message } = await kernel.runTurn(assistantMessage)
  */
-export function createKernel(options: KernelOptions): KernelInternals {
+export function createKernel(options: KernelOptions): Kernel {
+  return createKernelInternals(options)
+}
+
+/** The kernel with what replay needs to drive recorded turns. Not part of the public surface. */
+export function createKernelInternals(options: KernelOptions): KernelInternals {
   const clock = options.clock ?? systemClock
   const ids = options.ids ?? randomIds
   const log = options.log ?? createMemoryLog(clock)
@@ -171,7 +177,7 @@ export function createKernel(options: KernelOptions): KernelInternals {
     openTurn: (mode, early) => startTurn(turnDeps(), { mode, earlyStart: early }),
     resume: (stored) => {
       for (const event of recover(stored.read())) stored.append(event)
-      return createKernel({ ...options, log: stored })
+      return createKernelInternals({ ...options, log: stored })
     },
     startTurn: (turnOptions = {}) => {
       const turn = startTurn(turnDeps(), { mode: 'stream', earlyStart: turnOptions.earlyStart ?? earlyStart })

@@ -13,7 +13,7 @@ import type { HookRunner } from '../actors/hooks.js'
 import type { TurnControl } from '../actors/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
-import { createKernel, type KernelInternals, type KernelOptions } from '../kernel.js'
+import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
 import type { PermissionAnswer, PermissionMode } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, type Recording } from './recorded.js'
@@ -57,7 +57,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
-  const kernel = createKernel({
+  const kernel = createKernelInternals({
     tools: options.tools.map((tool) => recordedTool(tool, recording, gates)),
     ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
     ...(permissionsOf(options, firstStart) !== undefined ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> } : {}),
