@@ -6,6 +6,7 @@
 import type { Failure, PermissionDecision, ToolCallContext, ToolCallEvent } from '../machines/tool-call.types.js'
 import { describeIssues, schemaHint } from '../tools/input-errors.js'
 import { inputJsonSchema } from '../tools/to-api-format.js'
+import { guarded } from '../tools/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
 import { attempt, toolContextOf, type StepArgs } from './call-env.js'
 import * as text from './result-text.js'
@@ -101,15 +102,6 @@ function fail(step: Failure['step'], code: Failure['code'], message: string): { 
 
 function hintFor(tool: Tool): string {
   return guarded(() => schemaHint(inputJsonSchema(tool) as Parameters<typeof schemaHint>[0]), '(see the tool description)')
-}
-
-/** Calls a tool predicate; a throwing predicate yields the fail-closed fallback. */
-export function guarded<T>(f: () => T, fallback: T): T {
-  try {
-    return f()
-  } catch {
-    return fallback
-  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -2,14 +2,15 @@
  * The permission step's policy: rules, mode, hook say, session grants, the tool's own
  * `checkPermissions`, and the app's `canUseTool` for "ask". Precedence deny > ask > allow.
  */
-import { isAbsolute, relative } from 'node:path'
 import type { KernelEventInput } from '../events/event.schema.js'
 import type { PermissionDecision } from '../machines/tool-call.types.js'
 import { allowByDefault } from '../tools/build-tool.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
 import { describeError } from '../actors/result-text.js'
 import { fingerprint, Grants, type GrantScope } from './grants.js'
-import { matchRules, suggestRules, type RuleSet } from './ruleset.js'
+import { guarded } from '../tools/guarded.js'
+import { matchRules, pathOf, suggestRules, type RuleSet } from './ruleset.js'
+import { insideOf } from './rules.js'
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const
 export type PermissionMode = (typeof PERMISSION_MODES)[number]
@@ -143,21 +144,12 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
 }
 
 function readOnly(tool: Tool, input: unknown): boolean {
-  try {
-    return tool.isReadOnly(input) === true
-  } catch {
-    return false
-  }
+  return guarded(() => tool.isReadOnly(input) === true, false)
 }
 
 function editsInside(tool: Tool, input: unknown, cwd: string): boolean {
-  if (tool.getPath === undefined || readOnly(tool, input)) return false
-  try {
-    const path = tool.getPath(input)
-    if (path === undefined) return false
-    const rel = relative(cwd, path)
-    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
-  } catch {
-    return false
-  }
+  if (readOnly(tool, input)) return false
+  const path = pathOf(tool, input)
+  const rel = path === undefined ? undefined : insideOf(cwd, path)
+  return rel !== undefined && rel !== ''
 }

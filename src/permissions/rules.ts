@@ -74,6 +74,12 @@ export function matchesCommand(specifier: string, command: string): boolean {
   return normal === specifier.trim().replace(/\s+/g, ' ')
 }
 
+/** `path` relative to `base` with forward slashes ('' for base itself), or undefined when it lies outside. */
+export function insideOf(base: string, path: string): string | undefined {
+  const rel = relative(base, path)
+  return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.split('\\').join('/')
+}
+
 /** A path specifier (gitignore-style) against an absolute path. `./x` and `x` are relative to cwd, `/x` absolute, `~/x` home. */
 export function matchesPath(specifier: string, path: string, cwd: string): boolean {
   let base = cwd
@@ -87,8 +93,6 @@ export function matchesPath(specifier: string, path: string, cwd: string): boole
   } else if (pattern.startsWith('./')) {
     pattern = pattern.slice(2)
   }
-  const target = isAbsolute(path) ? path : resolve(cwd, path)
-  const rel = relative(base, target)
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false
-  return ignore().add(pattern).ignores(rel.split('\\').join('/'))
+  const rel = insideOf(base, isAbsolute(path) ? path : resolve(cwd, path))
+  return rel !== undefined && rel !== '' && ignore().add(pattern).ignores(rel)
 }

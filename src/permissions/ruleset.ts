@@ -1,7 +1,8 @@
 /** A set of allow / ask / deny rules, checked against one call. */
-import { dirname, isAbsolute, relative } from 'node:path'
+import { dirname } from 'node:path'
+import { guarded } from '../tools/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
-import { commandParts, matchesCommand, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
+import { commandParts, insideOf, matchesCommand, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
 
 export interface RuleConfig {
   allow?: readonly string[]
@@ -91,12 +92,9 @@ function commandOf(tool: Tool, input: unknown): string | undefined {
   return typeof command === 'string' ? command : undefined
 }
 
-function pathOf(tool: Tool, input: unknown): string | undefined {
-  try {
-    return tool.getPath?.(input)
-  } catch {
-    return undefined
-  }
+/** The path a call refers to (the tool's `getPath`), undefined when it has none or the tool throws. */
+export function pathOf(tool: Tool, input: unknown): string | undefined {
+  return guarded(() => tool.getPath?.(input), undefined)
 }
 
 const MULTI_WORD = new Set(['npm', 'npx', 'pnpm', 'yarn', 'git', 'cargo', 'go', 'pip', 'docker', 'kubectl', 'make', 'bun', 'deno'])
@@ -114,9 +112,9 @@ export function suggestRules(tool: Tool, input: unknown, cwd: string): string[] 
   const path = pathOf(tool, input)
   if (path !== undefined) {
     const dir = dirname(path)
-    const rel = relative(cwd, dir)
-    if (rel === '') return [`${tool.name}(./**)`]
-    return rel.startsWith('..') || isAbsolute(rel) ? [`${tool.name}(${dir}/**)`] : [`${tool.name}(./${rel}/**)`]
+    const rel = insideOf(cwd, dir)
+    if (rel === undefined) return [`${tool.name}(${dir}/**)`]
+    return rel === '' ? [`${tool.name}(./**)`] : [`${tool.name}(./${rel}/**)`]
   }
   return [tool.name]
 }

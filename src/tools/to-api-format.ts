@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { guarded } from './guarded.js'
 import type { JsonSchemaObject, Tool } from './tool.types.js'
 
 /** One entry of the Anthropic Messages API `tools` request parameter. */
@@ -47,14 +48,6 @@ function fromZod(schema: z.ZodType): JsonSchemaObject {
  */
 export function toAPIFormat(tools: readonly Tool[]): ApiTool[] {
   return tools
-    .filter((tool) => safely(() => tool.isEnabled(), false))
+    .filter((tool) => guarded(() => tool.isEnabled(), false))
     .map((tool) => ({ name: tool.name, description: tool.prompt(), input_schema: inputJsonSchema(tool) }))
-}
-
-function safely<T>(f: () => T, fallback: T): T {
-  try {
-    return f()
-  } catch {
-    return fallback
-  }
 }
