@@ -1,33 +1,38 @@
 /** The budget step as the machine runs it: persist the oversize output, keep a preview. */
+import { toolResultBlock } from '../events/event.schema.js'
 import type { ToolCallEvent } from '../machines/tool-call.types.js'
 import { previewOf, textOf } from './budget.js'
-import { attempt, type StepArgs } from './call-env.js'
+import { attempt, type CallEnv, type StepArgs } from './call-env.js'
 import { describeError } from './result-text.js'
 
 export function runBudgetStep({ context, self, env }: StepArgs): ToolCallEvent | undefined {
   if (env.mapped === undefined || !('block' in env.mapped)) return { type: 'budget.done' }
-  const original = env.mapped.block
-  const text = textOf(original)
-  const keep = (preview: string): ToolCallEvent => {
-    env.mapped = { block: original.is_error === true ? { type: 'tool_result', tool_use_id: context.toolUseId, content: preview, is_error: true } : { type: 'tool_result', tool_use_id: context.toolUseId, content: preview } }
-    env.budget.used += preview.length
-    return { type: 'budget.done' }
-  }
+  const text = textOf(env.mapped.block)
   return attempt(
     self,
     () => env.services.results.save(context.toolUseId, text),
     (path) => {
       env.persisted = { path, chars: text.length }
-      return keep(previewOf(text, path))
+      keepPreview(env, context.toolUseId, path)
+      return { type: 'budget.done' }
     },
-    (error) => keep(previewOf(text, undefined, describeError(error))),
+    (error) => {
+      keepPreview(env, context.toolUseId, undefined, describeError(error))
+      return { type: 'budget.done' }
+    },
   )
 }
 
 /** The budget step interrupted before the save finished: keep a preview that says it was not saved. */
 export function abandonBudgetStep({ context, env }: StepArgs): void {
-  if (env.mapped === undefined || !('block' in env.mapped) || env.persisted !== undefined) return
+  if (env.persisted === undefined) keepPreview(env, context.toolUseId, undefined, 'the turn was interrupted before it was saved')
+}
+
+/** Replaces the oversize block with its preview, which is what the turn's message now carries. */
+function keepPreview(env: CallEnv, toolUseId: string, path: string | undefined, saveError?: string): void {
+  if (env.mapped === undefined || !('block' in env.mapped)) return
   const original = env.mapped.block
-  const preview = previewOf(textOf(original), undefined, 'the turn was interrupted before it was saved')
-  env.mapped = { block: original.is_error === true ? { type: 'tool_result', tool_use_id: context.toolUseId, content: preview, is_error: true } : { type: 'tool_result', tool_use_id: context.toolUseId, content: preview } }
+  const preview = previewOf(textOf(original), path, saveError)
+  env.mapped = { block: toolResultBlock(toolUseId, preview, original.is_error === true) }
+  env.budget.used += preview.length
 }

@@ -1,5 +1,5 @@
 /** The map step: tool output, or the reason a call ended early, becomes one `tool_result` block. */
-import { ToolResultBlockSchema, type ToolResultBlock } from '../events/event.schema.js'
+import { ToolResultBlockSchema, toolResultBlock, type ToolResultBlock } from '../events/event.schema.js'
 import type { Failure, ToolCallContext } from '../machines/tool-call.types.js'
 import type { Tool } from '../tools/tool.types.js'
 import type { CallEnv, StepArgs } from './call-env.js'
@@ -41,9 +41,7 @@ export function checkBlock(block: unknown): ToolResultBlock {
 function normalise(result: ToolResultBlock, tool: Tool, toolUseId: string): ToolResultBlock {
   const empty = result.content === '' || (Array.isArray(result.content) && result.content.length === 0)
   const content = empty ? text.emptyOutputText(tool.userFacingName()) : result.content
-  return result.is_error === true
-    ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true }
-    : { type: 'tool_result', tool_use_id: toolUseId, content }
+  return toolResultBlock(toolUseId, content, result.is_error === true)
 }
 
 function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv): ToolResultBlock {
@@ -53,7 +51,7 @@ function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv):
   else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)
   else if (failure.code === 'interrupted') content = text.interruptedText(name, failure.message, partialOutput(env.progress))
   else content = failure.message
-  return { type: 'tool_result', tool_use_id: context.toolUseId, content, is_error: true }
+  return toolResultBlock(context.toolUseId, content, true)
 }
 
 function partialOutput(progress: readonly unknown[]): string {

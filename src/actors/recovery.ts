@@ -3,7 +3,7 @@
  * result a deterministic interrupted result — the same log always gets the same events — so the
  * conversation can go on. Pure: it reads events and returns the ones to append.
  */
-import type { KernelEvent, KernelEventInput, Step, ToolResultBlock } from '../events/event.schema.js'
+import { toolResultBlock, type KernelEvent, type KernelEventInput, type Step } from '../events/event.schema.js'
 import { cancelledText, interruptedText } from './result-text.js'
 
 export const RECOVERY_REASON = 'the session stopped unexpectedly (the process ended) before this call finished'
@@ -60,9 +60,8 @@ export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
     for (const [toolUseId, call] of open) {
       const ran = call.started && (call.lastStep === 'call' || call.lastStep === 'map' || call.lastStep === 'emit')
       const content = ran ? interruptedText(call.name, RECOVERY_REASON, call.progress.join('')) : cancelledText(call.name, RECOVERY_REASON)
-      const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true }
       appended.push({ type: 'tool.cancelled', turnId, toolUseId, step: call.lastStep, reason: RECOVERY_REASON })
-      appended.push({ type: 'tool.result', turnId, toolUseId, outcome: 'cancelled', block })
+      appended.push({ type: 'tool.result', turnId, toolUseId, outcome: 'cancelled', block: toolResultBlock(toolUseId, content, true) })
     }
     appended.push({ type: 'turn.completed', turnId, results: turn.calls.size })
   }

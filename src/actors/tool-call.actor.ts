@@ -4,7 +4,7 @@
  * exactly one `tool.result` event whatever fails.
  */
 import { createActor, type AnyActorRef } from 'xstate'
-import type { Step } from '../events/event.schema.js'
+import { toolResultBlock, type Step } from '../events/event.schema.js'
 import { toolCallMachine } from '../machines/tool-call.machine.js'
 import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from '../machines/tool-call.types.js'
 import { CallEnvs, type CallEnv, type CallServices } from './call-env.js'
@@ -102,7 +102,7 @@ export function startToolCall({ machine, envs }: ProvidedToolCallMachine, servic
         turnId: request.turnId,
         toolUseId: request.toolUseId,
         outcome: 'error',
-        block: { type: 'tool_result', tool_use_id: request.toolUseId, content, is_error: true },
+        block: toolResultBlock(request.toolUseId, content, true),
       })
     }
     unbind()

@@ -30,6 +30,11 @@ export const ToolResultBlockSchema = z.object({
 })
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
 
+/** A `tool_result` block; `is_error` is present only when true, as the API writes it. */
+export function toolResultBlock(toolUseId: string, content: ToolResultBlock['content'], isError: boolean): ToolResultBlock {
+  return isError ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true } : { type: 'tool_result', tool_use_id: toolUseId, content }
+}
+
 /** The nine steps of a tool call, in order. */
 export const STEPS = ['parse', 'validate', 'preHook', 'permission', 'call', 'budget', 'map', 'postHook', 'emit'] as const
 export type Step = (typeof STEPS)[number]
