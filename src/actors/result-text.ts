@@ -41,7 +41,12 @@ export function hookBlockedText(tool: string, reason: string): string {
 }
 
 export function toolErrorText(tool: string, error: unknown): string {
-  return `${tool} failed: ${describeError(error)}`
+  return `${toolErrorPrefix(tool)}${describeError(error)}`
+}
+
+/** How a tool's error text begins (replay takes it off to throw the recorded error again). */
+export function toolErrorPrefix(tool: string): string {
+  return `${tool} failed: `
 }
 
 export function cancelledText(tool: string, reason: string): string {

@@ -18,6 +18,7 @@ import type { PermissionAnswer, PermissionMode } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, type Recording } from './recorded.js'
 import { canonicalJson } from '../permissions/grants.js'
+import { toolErrorPrefix } from '../actors/result-text.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]
@@ -137,7 +138,10 @@ function recordedTool(tool: Tool, recording: Recording, gates: Gates): Tool {
       const recorded = recording.calls.get(context.toolUseId)
       const completion = recorded?.completion
       if (completion === undefined) return await new Promise(() => {})
-      if ('error' in completion) throw new Error(completion.error.startsWith(`${tool.name} failed: `) ? completion.error.slice(tool.name.length + 9) : completion.error)
+      if ('error' in completion) {
+        const prefix = toolErrorPrefix(tool.name)
+        throw new Error(completion.error.startsWith(prefix) ? completion.error.slice(prefix.length) : completion.error)
+      }
       const output = completion.output as { persisted?: unknown } | undefined
       return output !== null && typeof output === 'object' && output.persisted === true ? { [PERSISTED]: recorded?.persistedAt } : completion.output
     },
