@@ -1,10 +1,11 @@
 /** The log commands of the real bin, on the log the demo wrote (npm test builds dist first). */
 import { execFile, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium } from '../programs.js'
 
 const run = promisify(execFile)
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname
@@ -67,12 +68,12 @@ describe('toolkernel inspect, stats, timeline', () => {
     expect(page.match(/class="row"/g)).toHaveLength(11)
     expect(page).toMatch(/data-batch="0"/)
     expect(page).toContain('data-outcome="error"')
-    const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
-    if (chromium === undefined) {
-      console.log('headless Chromium is not installed: the timeline page was checked as text only')
-      return
-    }
-    const dom = spawnSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', `--user-data-dir=${join(dir, 'chrome')}`, '--dump-dom', `file://${html}`], { encoding: 'utf8', timeout: 60_000 })
+  })
+
+  it.skipIf(chromium === undefined)('timeline --html renders in headless Chromium (needs Chromium on PATH)', async () => {
+    const html = join(dir, 'timeline-browser.html')
+    await run('node', [bin, 'timeline', log, '--html', html])
+    const dom = spawnSync(chromium as string, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', `--user-data-dir=${join(dir, 'chrome')}`, '--dump-dom', `file://${html}`], { encoding: 'utf8', timeout: 60_000 })
     expect(dom.stdout.match(/class="row"/g)).toHaveLength(11)
   })
 })

@@ -36,16 +36,31 @@ async function globFiles(pattern: string, root: string): Promise<GlobMatch[]> {
   return stats.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path))
 }
 
-let ripgrep: Promise<boolean> | undefined
-const hasRipgrep = (): Promise<boolean> =>
-  (ripgrep ??= import('execa').then(({ execa }) => execa('rg', ['--version'], { reject: false })).then((r) => r.exitCode === 0, () => false))
+export interface FileSearchOptions {
+  /** true: always ripgrep (an error when it cannot start); false: always the built-in search; unset: ripgrep when it runs. */
+  ripgrep?: boolean
+  /** The ripgrep program (default `rg`, looked up on PATH). */
+  ripgrepCommand?: string
+}
 
-export function createFileSearch(options: { ripgrep?: boolean } = {}): FileSearch {
+const probes = new Map<string, Promise<boolean>>()
+/** Whether `command --version` runs; asked once per command. */
+const ripgrepRuns = (command: string): Promise<boolean> => {
+  let probe = probes.get(command)
+  if (probe === undefined) {
+    probe = import('execa').then(({ execa }) => execa(command, ['--version'], { reject: false })).then((r) => r.exitCode === 0, () => false)
+    probes.set(command, probe)
+  }
+  return probe
+}
+
+export function createFileSearch(options: FileSearchOptions = {}): FileSearch {
+  const command = options.ripgrepCommand ?? 'rg'
   return {
     glob: globFiles,
     async grep(grepOptions) {
-      const useRipgrep = options.ripgrep ?? (await hasRipgrep())
-      return useRipgrep ? ripgrepSearch(grepOptions) : builtinSearch(grepOptions)
+      const useRipgrep = options.ripgrep ?? (await ripgrepRuns(command))
+      return useRipgrep ? ripgrepSearch(command, grepOptions) : builtinSearch(grepOptions)
     },
   }
 }
@@ -109,14 +124,16 @@ async function builtinSearch(options: GrepOptions): Promise<GrepResult> {
   return format(hits, options.mode, options.limit, 'builtin')
 }
 
-async function ripgrepSearch(options: GrepOptions): Promise<GrepResult> {
+async function ripgrepSearch(command: string, options: GrepOptions): Promise<GrepResult> {
   const args = ['--json', '--no-config', '--hidden', '--no-require-git', ...ALWAYS_IGNORED.flatMap((d) => ['--glob', `!${d}`])]
   if (options.ignoreCase) args.push('--ignore-case')
   if (options.context > 0) args.push('--context', String(options.context))
   if (options.glob !== undefined) args.push('--glob', options.glob)
   args.push('--regexp', options.pattern, '--', options.root)
   const { execa } = await import('execa')
-  const result = await execa('rg', args, { reject: false, maxBuffer: 256 * 1024 * 1024 })
+  const result = await execa(command, args, { reject: false, maxBuffer: 256 * 1024 * 1024 })
+  // A failed start has no exit code: that is not "no matches" (exit 1).
+  if (result.exitCode === undefined) throw new Error(`ripgrep (${command}) could not start: ${result.shortMessage ?? result.message}`)
   if (result.exitCode === 2) throw new Error(result.stderr.trim() || 'ripgrep failed')
   const rootIsFile = (await stat(options.root)).isFile()
   const hits: Hit[] = []
