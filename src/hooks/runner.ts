@@ -6,9 +6,9 @@
  * call reaches the hook only as JSON on stdin.
  */
 import type { KernelEventInput } from '../events/event.schema.js'
-import type { HookOutcome, HookRequest, HookRunner } from '../actors/hooks.js'
-import { runHookProcess, type HookProcessResult } from '../actors/adapters/hook-process.js'
-import { describeError } from '../actors/result-text.js'
+import type { HookOutcome, HookRequest, HookRunner } from './hook-runner.js'
+import { runHookProcess, type HookProcessResult } from '../adapters/hook-process.js'
+import { describeError } from '../tools/result-text.js'
 import { combineHookResults, type HookResult } from './combine.js'
 import { compileMatcher, DEFAULT_HOOK_TIMEOUT_SECONDS, HookOutputSchema, HooksConfigSchema, type HookEntry, type HookEventName, type HookInput, type HookOutput, type HooksConfig } from './config.js'
 import { z } from 'zod'

@@ -50,6 +50,7 @@ export const toolCallMachine = setup({
     runBudget: missing('runBudget'),
     abandonBudget: missing('abandonBudget'),
     mapResult: missing('mapResult'),
+    emit: missing('emit'),
     runPostHooks: missing('runPostHooks'),
     recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
     recordStart: missing('recordStart'),
@@ -150,7 +151,7 @@ export const toolCallMachine = setup({
       on: { 'postHook.done': 'emit', abort: 'emit' },
     },
     emit: {
-      exit: record('emit'),
+      entry: 'emit',
       always: [
         { guard: 'cancelledOutcome', target: 'cancelled' },
         { guard: 'failed', target: 'failed' },

@@ -1,6 +1,6 @@
 /** A set of allow / ask / deny rules, checked against one call. */
 import { dirname } from 'node:path'
-import { guarded } from '../tools/guarded.js'
+import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
 import { commandParts, insideOf, matchesCommand, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
 

@@ -1,5 +1,6 @@
 /** Statistics of a log: counts, time in the queue and in execution, error classes. Pure. */
 import type { KernelEvent } from '../events/event.schema.js'
+import { advance, REQUESTED, STEP_TABLE, type CallPosition } from '../events/tool-call.steps.js'
 
 export interface CallTiming {
   toolUseId: string
@@ -58,45 +59,53 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
 }
 
 /** Each call's state after event `at` (inclusive): what `toolkernel inspect --at N` shows. */
-export function callStatesAt(events: readonly KernelEvent[], at: number): Array<{ toolUseId: string; turnId: string; tool: string; state: string; lastEvent: string }> {
-  const states = new Map<string, { turnId: string; tool: string; state: string; lastEvent: string }>()
+export function callStatesAt(events: readonly KernelEvent[], at: number): CallState[] {
+  // Keyed by turn and id: the same tool_use id may come back in a later turn.
+  const states = new Map<string, CallState & { position: CallPosition }>()
   for (const event of events) {
     if (event.seq > at) break
     if (!('toolUseId' in event)) continue
-    if (event.type === 'tool.requested') states.set(event.toolUseId, { turnId: event.turnId, tool: event.name, state: 'requested', lastEvent: `${event.seq} tool.requested` })
-    const entry = states.get(event.toolUseId)
+    const key = `${event.turnId}\u0000${event.toolUseId}`
+    if (event.type === 'tool.requested') {
+      const base = { toolUseId: event.toolUseId, turnId: event.turnId, tool: event.name, position: REQUESTED }
+      states.set(key, { ...base, state: 'requested', lastEvent: `${event.seq} tool.requested` })
+    }
+    const entry = states.get(key)
     if (entry === undefined) continue
     entry.lastEvent = `${event.seq} ${event.type}`
-    entry.state = stateAfter(event, entry.state)
+    entry.position = advance(entry.position, event)
+    entry.state = stateAfter(event, entry.position, entry.state)
   }
-  return [...states].map(([toolUseId, s]) => ({ toolUseId, ...s }))
+  return [...states.values()].map(({ position: _, ...s }) => s)
 }
 
-function stateAfter(event: KernelEvent, previous: string): string {
+export interface CallState {
+  toolUseId: string
+  turnId: string
+  tool: string
+  state: string
+  lastEvent: string
+}
+
+/** What inspect says of a call: the scheduler's word before it starts, then the step table's. */
+function stateAfter(event: KernelEvent, position: CallPosition, previous: string): string {
   switch (event.type) {
+    case 'tool.requested':
+      return 'requested'
     case 'tool.queued':
       return event.safe ? 'queued (safe)' : 'queued (exclusive)'
     case 'tool.dispatched':
       return `dispatched (batch ${event.batch})`
-    case 'tool.parsed':
-      return 'validating'
-    case 'tool.validated':
-      return 'checking permission'
-    case 'tool.hooked':
-      return `${event.phase}-hook done`
     case 'permission.requested':
       return 'waiting for the user'
-    case 'tool.permitted':
-      return `permission: ${event.behavior}`
-    case 'tool.started':
-    case 'tool.progress':
-      return 'running'
-    case 'tool.completed':
-    case 'tool.errored':
-      return 'mapping the result'
     case 'tool.result':
       return `done (${event.outcome})`
-    default:
+    case 'tool.progress':
+    case 'hook.finished':
+    case 'permission.granted':
+    case 'tool.cascaded':
       return previous
+    default:
+      return STEP_TABLE[position.step].doing
   }
 }

@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs'
 import type { EventOf, KernelEvent, KernelEventInput } from '../events/event.schema.js'
-import { createMemoryLog } from '../events/memory-log.store.js'
-import type { HookRunner } from '../actors/hooks.js'
-import type { TurnControl } from '../actors/turn.js'
+import { createMemoryLog } from '../adapters/memory-log.store.js'
+import type { HookRunner } from '../hooks/hook-runner.js'
+import type { TurnControl } from '../actors/turn/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
@@ -18,7 +18,7 @@ import type { PermissionAnswer, PermissionMode } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, type Recording } from './recorded.js'
 import { canonicalJson } from '../permissions/grants.js'
-import { toolErrorPrefix } from '../actors/result-text.js'
+import { toolErrorPrefix } from '../tools/result-text.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { guarded } from './guarded.js'
+import { guarded } from '../util/guarded.js'
 import type { JsonSchemaObject, Tool } from './tool.types.js'
 
 /** One entry of the Anthropic Messages API `tools` request parameter. */

@@ -3,7 +3,7 @@
  */
 import type { z } from 'zod'
 import type { ToolResultBlock } from '../events/event.schema.js'
-import type { ToolPorts } from '../ports.js'
+import type { ToolPorts } from '../ports/index.js'
 import type { LazySchema } from './lazy-schema.js'
 
 /** What a tool receives when called. Everything it may touch comes through here, never globals. */

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { machines } from '../../src/machines/index.js'
-import { statechartPage } from '../../src/machines/statechart-page.js'
+import { statechartPage } from '../../scripts/statechart/statechart-page.js'
 
 describe('docs/statecharts', () => {
   for (const [name, machine] of Object.entries(machines)) {
-    it(`${name}.md matches the machine (run \`npm run statecharts\` after changing it)`, () => {
-      const committed = readFileSync(new URL(`../../docs/statecharts/${name}.md`, import.meta.url), 'utf8')
-      expect(committed).toBe(statechartPage(name, machine))
+    it(`${name}.md matches the machine (run \`npm run statecharts\` after changing it)`, async () => {
+      // `npm run statecharts` runs this test with -u, which rewrites the page; CI never writes.
+      await expect(statechartPage(name, machine)).toMatchFileSnapshot(`../../docs/statecharts/${name}.md`)
     })
   }
 

@@ -29,6 +29,7 @@ function run(script: Script, after?: (send: (e: ToolCallEvent) => void) => void)
       abortCall: note('abortCall'),
       runBudget: note('runBudget'),
       mapResult: note('mapResult'),
+      emit: note('emit'),
       runPostHooks: note('runPostHooks'),
       recordStep: ((_: unknown, params: { step: string }) => void trail.push(`record:${params.step}`)) as never,
       recordStart: note('recordStart'),
@@ -44,13 +45,13 @@ describe('tool-call machine with provided effects', () => {
   it('walks the steps to succeeded', () => {
     const { trail, snapshot } = run({ permission: 'allow', call: 'done' })
     expect(snapshot.value).toBe('succeeded')
-    expect(trail).toEqual(['record:parse', 'validateSchema', 'record:validate', 'record:permission', 'recordStart', 'record:call', 'mapResult', 'record:map', 'record:emit'])
+    expect(trail).toEqual(['record:parse', 'validateSchema', 'record:validate', 'record:permission', 'recordStart', 'record:call', 'mapResult', 'record:map', 'emit'])
   })
 
   it('goes from a failed parse straight to map and emit, ending failed', () => {
     const { trail, snapshot } = run({ parseFails: true })
     expect(snapshot.value).toBe('failed')
-    expect(trail).toEqual(['record:parse', 'mapResult', 'record:map', 'record:emit'])
+    expect(trail).toEqual(['record:parse', 'mapResult', 'record:map', 'emit'])
   })
 
   it('ends failed on denial and on a tool error', () => {

@@ -23,8 +23,21 @@ describe('recovery and replay properties', () => {
         const full = kernel.log.read()
         const cut = cutSeed % (full.length + 1)
         const log = createMemoryLog(fixedClock(), full.slice(0, cut))
-        for (const event of recover(log.read())) log.append(event)
+        const recovered = recover(log.read())
+        for (const event of recovered) log.append(event)
         const closed: readonly KernelEvent[] = log.read()
+
+        // The wording tells the truth: a call that was started may have had its effect; only one
+        // that never started is said to have had none.
+        const started = new Set(full.slice(0, cut).filter((e) => e.type === 'tool.started').map((e) => e.toolUseId))
+        for (const event of recovered) {
+          if (event.type !== 'tool.result') continue
+          const text = String(event.block.content)
+          if (started.has(event.toolUseId)) {
+            expect(text).not.toMatch(/had no effect|before it ran/)
+            expect(text).toMatch(/may have|has taken effect|took effect/)
+          } else expect(text).toMatch(/cancelled before it ran: .* It had no effect/)
+        }
 
         const requested = closed.filter((e) => e.type === 'tool.requested').map((e) => e.toolUseId)
         const answered = closed.filter((e) => e.type === 'tool.result').map((e) => e.toolUseId)

@@ -2,7 +2,7 @@
  * What Read recorded, so Write and Edit can refuse to overwrite a file the model has not seen, or
  * that changed on disk since it read it. Kept in the kernel's session state, never in a global.
  */
-import type { ToolPorts } from '../../ports.js'
+import type { ToolPorts } from '../../ports/index.js'
 
 interface ReadRecord {
   mtimeMs: number

@@ -1,5 +1,5 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
-import type { FileSystem } from '../../ports.js'
+import type { FileSystem } from '../../ports/index.js'
 import { closest } from '../input-errors.js'
 import type { ValidationResult } from '../tool.types.js'
 

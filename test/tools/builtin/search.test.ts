@@ -1,6 +1,6 @@
 import { utimesSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { createFileSearch } from '../../../src/actors/adapters/file-search.js'
+import { createFileSearch } from '../../../src/adapters/file-search.js'
 import { project, text } from './setup.js'
 import { ripgrepInstalled } from '../../programs.js'
 

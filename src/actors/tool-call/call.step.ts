@@ -1,0 +1,45 @@
+/**
+ * The call step: runs the tool itself, outside XState's actor machinery (one promise, no child
+ * actor). Its `call.done` says whether the budget step follows, which the budget step measures.
+ */
+import type { Tool, ToolContext } from '../../tools/tool.types.js'
+import { measureForBudget } from './budget.step.js'
+import { controllerOf, sendIfActive, toolContextOf, type ResolvedStepArgs, type StepArgs } from './call-env.js'
+import { toolErrorText } from '../../tools/result-text.js'
+
+export function runCallStep({ context, self, env, tool }: ResolvedStepArgs): void {
+  invokeTool(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)).then(
+    (output) => {
+      env.output = output
+      sendIfActive(self, { type: 'call.done', overBudget: measureForBudget(env, tool, context.toolUseId) })
+    },
+    (error: unknown) => {
+      sendIfActive(self, { type: 'call.failed', failure: { step: 'call', code: 'tool_error', message: toolErrorText(tool.name, error) } })
+    },
+  )
+}
+
+/**
+ * Aborts the call's signal: a running 'cancel' tool stops, hook processes are killed, a pending
+ * permission prompt learns it is no longer wanted.
+ */
+export function abortCallStep({ context, env }: StepArgs): void {
+  controllerOf(env).abort(context.failure?.message ?? 'interrupted')
+}
+
+/** Runs `tool.call`, draining an async generator's yields as progress. */
+export async function invokeTool(tool: Tool, input: unknown, context: ToolContext): Promise<unknown> {
+  const result = tool.call(input, context)
+  if (isAsyncGenerator(result)) {
+    for (;;) {
+      const step = await result.next()
+      if (step.done === true) return step.value
+      context.onProgress(step.value)
+    }
+  }
+  return await result
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, void> {
+  return value !== null && typeof value === 'object' && typeof (value as AsyncGenerator).next === 'function' && Symbol.asyncIterator in value
+}

@@ -1,0 +1,35 @@
+/** The parse step: find the tool by name or alias; the input must be a JSON object. */
+import type { Failure, ToolCallContext } from '../../machines/tool-call.types.js'
+import * as text from '../../tools/result-text.js'
+import { guarded } from '../../util/guarded.js'
+import type { StepArgs } from './call-env.js'
+import { hintFor } from './validate.step.js'
+
+/**
+ * Finds the tool and checks the input is an object. Changes the context only for what guards
+ * must see: a failure, or steps that differ from the common case (hooks, validateInput, a tool
+ * that cancels on interrupt).
+ */
+export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
+  if (context.failure !== null) return undefined
+  const { registry, hooks } = env.services
+  const tool = registry.find(context.name)
+  if (tool === undefined) return fail('parse', 'unknown_tool', text.unknownToolText(context.name, registry.tools.map((t) => t.name)))
+  if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
+  env.tool = tool
+  if (env.inputError !== undefined) return fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError))
+  if (!isPlainObject(env.rawInput)) return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
+  const steps = { customValidation: tool.validateInput !== undefined, preHooks: hooks.has('pre', tool, context.toolUseId), postHooks: hooks.has('post', tool, context.toolUseId) }
+  const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
+  if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt) return undefined
+  return { steps, interrupt }
+}
+
+function fail(step: Failure['step'], code: Failure['code'], message: string): { failure: Failure } {
+  return { failure: { step, code, message } }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+

@@ -1,0 +1,39 @@
+/**
+ * Decides whether a call may run beside others. Fail-closed: unknown tool, input that does not
+ * parse, or a predicate that throws or answers anything but `true` all mean "unsafe".
+ */
+import type { ToolRegistry } from '../../tools/tool-registry.js'
+import type { Tool } from '../../tools/tool.types.js'
+
+export interface Safety {
+  safe: boolean
+  /** Why a call counts as unsafe when it is not the tool's own plain answer. */
+  reason?: string
+}
+
+export interface Classified {
+  safety: Safety
+  /** The tool and its validated input, when both exist (what early start looks at). */
+  tool?: Tool
+  input?: unknown
+}
+
+export function classifySafety(registry: ToolRegistry, name: string, input: unknown, inputError: string | undefined): Classified {
+  const tool = registry.find(name)
+  if (tool === undefined) return { safety: { safe: false, reason: 'unknown tool' } }
+  if (inputError !== undefined) return { safety: { safe: false, reason: 'input is not valid JSON' } }
+  let parsed = input
+  if (tool.inputSchema !== undefined) {
+    const result = tool.inputSchema.safeParse(input)
+    if (!result.success) return { safety: { safe: false, reason: 'input does not validate' } }
+    parsed = result.data
+  }
+  try {
+    return { safety: tool.isConcurrencySafe(parsed) === true ? SAFE : UNSAFE, tool, input: parsed }
+  } catch {
+    return { safety: { safe: false, reason: 'isConcurrencySafe threw' }, tool, input: parsed }
+  }
+}
+
+const SAFE: Safety = Object.freeze({ safe: true })
+const UNSAFE: Safety = Object.freeze({ safe: false })

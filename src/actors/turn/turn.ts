@@ -1,0 +1,250 @@
+/**
+ * A turn: the tool calls of one assistant message, whole or streamed. Stream intake (Anthropic
+ * events, OpenAI chunks, or blocks the app assembled) feeds the scheduler's control stream;
+ * each call runs as a tool-call actor; the turn's result and updates are projections of its
+ * events in the log. Batch `runTurn` is a turn whose blocks all arrive before its end.
+ */
+import { filter, map, Observable, Subject } from 'rxjs'
+import type { KernelEvent } from '../../events/event.schema.js'
+import { AnthropicStreamIntake } from '../../intake/anthropic-stream.js'
+import type { IncomingToolUse, IntakeSink } from '../../intake/incoming.js'
+import { OpenAIStreamIntake } from '../../intake/openai.js'
+import { projectTurnMessage, type ToolResultMessage } from '../../projections/messages.projection.js'
+import { updateOf, type TurnUpdate } from '../../projections/updates.projection.js'
+import type { EventLog } from '../../ports/index.js'
+import { toAsyncIterable } from '../../util/async-iterable.js'
+import type { TurnBudget } from './budget.js'
+import type { CallServices } from '../tool-call/call-env.js'
+import { classifySafety } from './safety.js'
+import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
+import { startToolCall, type CallRequest, type ProvidedToolCallMachine } from '../tool-call/tool-call.actor.js'
+
+/** Which calls may start while the model is still streaming. */
+export type EarlyStart = 'safe' | 'none' | 'all'
+
+export interface TurnResult {
+  /** The user message of `tool_result` blocks, in `tool_use` order (empty when discarded). */
+  message: ToolResultMessage
+  /** This turn's events, in log order. */
+  events: KernelEvent[]
+  /** The turn was discarded: nothing of it goes to the model. */
+  discarded: boolean
+}
+
+/** A running turn. */
+export interface Turn {
+  readonly turnId: string
+  /** Takes one Anthropic stream event (as the official SDK yields them). */
+  push(event: unknown): void
+  /** Takes one OpenAI Chat Completions chunk, or the `[DONE]` sentinel. */
+  pushOpenAI(chunk: unknown): void
+  /** Adds a tool_use block the app assembled itself. */
+  addToolUse(block: { id: string; name: string; input: unknown }): void
+  /** Ends the message. A stop reason other than `tool_use` voids every call not yet started. */
+  end(stopReason?: string | null): void
+  /** Drops the turn (the stream fell back; the model will re-issue its calls): running calls stop, nothing is emitted. */
+  discard(reason?: string): void
+  /** Progress and per-call completion, as they happen, from the start of the turn. */
+  updates(): AsyncIterable<TurnUpdate>
+  /** The `tool_result` message, once every call has its result. */
+  result(): Promise<TurnResult>
+}
+
+export interface TurnDeps {
+  turnId: string
+  log: EventLog
+  services: CallServices
+  machine: ProvidedToolCallMachine
+  maxConcurrency: number
+  /** Characters the turn's message may carry before fresh results are persisted. */
+  messageBudget: number
+  /** The permission configuration in force (recorded in turn.started for replay). */
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
+}
+
+export interface TurnConfig {
+  mode: 'batch' | 'stream'
+  earlyStart: EarlyStart
+}
+
+/** The kernel's handle on a turn: the turn, and when to start watching its signal. */
+export interface TurnControl extends Turn {
+  /**
+   * Watches the app's signal. Batch turns attach it after their calls are queued, so an
+   * already-aborted signal voids every call instead of racing the first ones to start.
+   */
+  attach(signal: AbortSignal | undefined): void
+  /** Adds a call from the kernel's own intake, keeping its index and input error. */
+  addIncoming(use: IncomingToolUse): void
+  /** Aborts or discards the turn; `flushed` are the blocks the interruption cut off (replay gives them). */
+  interrupt(kind: 'abort' | 'discard', reason: string, flushed?: readonly IncomingToolUse[]): void
+}
+
+export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
+  const { turnId, log, services } = deps
+  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart, cwd: services.cwd, permissions: deps.permissions }).seq
+  const control = new Subject<SchedulerInput>()
+  const ids = new Set<string>()
+  const budget: TurnBudget = { limit: deps.messageBudget, used: 0 }
+  let nextIndex = 0
+  let phase: 'open' | 'ended' | 'over' = 'open'
+  let discarded = false
+  let resolveResult!: (result: TurnResult) => void
+  const result = new Promise<TurnResult>((resolve) => (resolveResult = resolve))
+
+  const add = (use: IncomingToolUse): void => {
+    if (phase === 'over') throw new TypeError(`turn ${turnId} is over; start a new turn for more tool calls`)
+    if (ids.has(use.id)) throw new TypeError(`tool call id "${use.id}" appears twice in turn ${turnId}`)
+    ids.add(use.id)
+    nextIndex = Math.max(nextIndex, use.index + 1)
+    const requested = { type: 'tool.requested' as const, turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input }
+    log.append(use.inputError === undefined ? requested : { ...requested, inputError: use.inputError })
+    const classified = classifySafety(services.registry, use.name, use.input, use.inputError)
+    log.append({ type: 'tool.queued', turnId, toolUseId: use.id, ...classified.safety })
+    const { safe } = classified.safety
+    const preview = classified.tool !== undefined ? services.permissions.preview(classified.tool, classified.input) : 'unknown'
+    const early = config.earlyStart === 'all' || (config.earlyStart === 'safe' && safe && (preview === 'allow' || preview === 'deny'))
+    control.next({ type: 'call', call: scheduled(use, safe, early, classified.tool?.cascadesOnFailure === true) })
+  }
+
+  const scheduled = (use: IncomingToolUse, safe: boolean, early: boolean, cascades: boolean): ScheduledCall => {
+    const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
+    if (use.inputError !== undefined) request.inputError = use.inputError
+    return {
+      toolUseId: use.id,
+      name: use.name,
+      safe,
+      early,
+      cascades,
+      start: ({ batch, running }) => {
+        log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
+        return startToolCall(deps.machine, services, request)
+      },
+      // A call whose input never arrived whole says so, rather than why it was not started: it could not run either way.
+      void: (reason) => startToolCall(deps.machine, services, use.inputError !== undefined ? request : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } }),
+    }
+  }
+
+  const sink: IntakeSink = { toolUse: add, end: (stopReason, detail) => finish(stopReason, detail) }
+  const anthropic = new AnthropicStreamIntake(sink)
+  const openai = new OpenAIStreamIntake(sink)
+
+  const finish = (stopReason: string | null, detail?: string): void => {
+    if (phase !== 'open') return
+    anthropic.close(stopReason, detail)
+    openai.close(stopReason, detail)
+    phase = 'ended'
+    log.append({ type: 'turn.ended', turnId, stopReason })
+    if (stopReason === 'tool_use') control.next({ type: 'end' })
+    else control.next({ type: 'end', voidReason: voidReasonOf(stopReason, detail) })
+  }
+
+  /**
+   * Abort (the app's signal) or discard. Blocks still streaming were cut off: they are handed on
+   * (and voided) so they get results too — from the intakes, or as given (replay supplies them).
+   */
+  const interrupt = (kind: 'abort' | 'discard', reason: string, flushed?: readonly IncomingToolUse[]): void => {
+    if (phase === 'over' || (kind === 'discard' && discarded)) return
+    if (kind === 'discard') discarded = true
+    log.append(kind === 'abort' ? { type: 'turn.aborted', turnId, reason } : { type: 'turn.discarded', turnId, reason })
+    if (phase === 'open') {
+      if (flushed === undefined) {
+        anthropic.close('aborted', reason)
+        openai.close('aborted', reason)
+      } else for (const use of flushed) add(use)
+      phase = 'ended'
+    }
+    control.next({ type: 'abort', reason, force: kind === 'discard' })
+  }
+
+  let signal: AbortSignal | undefined
+  const onAbort = (): void => interrupt('abort', abortReason(signal as AbortSignal))
+
+  const subscription = control
+    .pipe(
+      scheduleCalls({
+        maxConcurrency: deps.maxConcurrency,
+        cascadeReason: (failed) => `a parallel call (${failed.name} ${failed.toolUseId}) failed, so its siblings were stopped`,
+        onCascade: (failed, siblings) => log.append({ type: 'tool.cascaded', turnId, toolUseId: failed.toolUseId, siblings: [...siblings] }),
+      }),
+    )
+    .subscribe({
+      complete: () => {
+        phase = 'over'
+        signal?.removeEventListener('abort', onAbort)
+        log.append({ type: 'turn.completed', turnId, results: ids.size })
+        const events = turnEvents()
+        const message = discarded ? { role: 'user' as const, content: [] } : projectTurnMessage(events, turnId)
+        resolveResult({ message, events, discarded })
+        subscription?.unsubscribe()
+      },
+    })
+
+  const turnEvents = (): KernelEvent[] => log.read().slice(first).filter((event) => event.turnId === turnId)
+
+  // History and live events are joined in one synchronous step at subscription: none is missed or repeated.
+  const updates$ = new Observable<KernelEvent>((subscriber) => {
+    const history = turnEvents()
+    for (const event of history) subscriber.next(event)
+    if (phase === 'over') {
+      subscriber.complete()
+      return undefined
+    }
+    const last = history.at(-1)?.seq ?? first - 1
+    const live = log.events$.subscribe((event) => {
+      if (event.turnId !== turnId || event.seq <= last) return
+      subscriber.next(event)
+      if (event.type === 'turn.completed') subscriber.complete()
+    })
+    return () => live.unsubscribe()
+  }).pipe(
+    filter((event) => !(discarded && event.type === 'tool.result')),
+    map(updateOf),
+    filter((update): update is TurnUpdate => update !== undefined),
+  )
+
+  return {
+    turnId,
+    push: (event) => (phase === 'open' ? anthropic.push(event) : rejectLate(turnId, phase)),
+    // `[DONE]` follows the chunk with finish_reason, which already ended the message.
+    pushOpenAI: (chunk) => (phase === 'open' ? openai.push(chunk) : chunk === '[DONE]' ? undefined : rejectLate(turnId, phase)),
+    addToolUse: (block) => {
+      if (phase !== 'open') rejectLate(turnId, phase)
+      add(asIncoming(block, nextIndex))
+    },
+    end: (stopReason = 'tool_use') => finish(stopReason),
+    addIncoming: (use) => (phase === 'open' ? add(use) : rejectLate(turnId, phase)),
+    attach: (watched) => {
+      signal = watched
+      if (watched?.aborted === true) onAbort()
+      else watched?.addEventListener('abort', onAbort, { once: true })
+    },
+    discard: (reason = 'the stream fell back; the model will issue its calls again') => interrupt('discard', reason),
+    interrupt,
+    updates: () => toAsyncIterable(updates$),
+    result: () => result,
+  }
+}
+
+function asIncoming(block: { id: string; name: string; input: unknown }, index: number): IncomingToolUse {
+  if (typeof block !== 'object' || block === null || typeof block.id !== 'string' || block.id === '' || typeof block.name !== 'string') {
+    throw new TypeError('addToolUse expects { id: non-empty string, name: string, input }')
+  }
+  return { id: block.id, name: block.name, input: block.input, index }
+}
+
+function rejectLate(turnId: string, phase: 'ended' | 'over' | 'open'): never {
+  throw new TypeError(`turn ${turnId} has ${phase === 'over' ? 'finished' : 'ended'}; it takes no more stream events or tool calls`)
+}
+
+function voidReasonOf(stopReason: string | null, detail: string | undefined): string {
+  if (detail !== undefined) return detail
+  return stopReason === null ? 'the message ended without a stop reason, so calls not yet started were not run' : `the message ended with stop reason "${stopReason}" instead of tool use, so calls not yet started were not run`
+}
+
+export function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason
+  if (typeof reason === 'string' && reason !== '') return reason
+  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message !== '') return reason.message
+  return 'the user interrupted the turn'
+}

@@ -1,0 +1,4 @@
+/** Wall-clock time in milliseconds since the epoch. */
+export interface Clock {
+  now(): number
+}

@@ -1,0 +1,16 @@
+import type { Clock } from './clock.port.js'
+import type { FileSearch } from './file-search.port.js'
+import type { FileSystem } from './file-system.port.js'
+import type { IdGenerator } from './ids.port.js'
+import type { ProcessRunner } from './process-runner.port.js'
+import type { SessionState } from './session-state.port.js'
+
+/** The ports a tool receives in its context. */
+export interface ToolPorts {
+  readonly clock: Clock
+  readonly ids: IdGenerator
+  readonly fs: FileSystem
+  readonly processes: ProcessRunner
+  readonly search: FileSearch
+  readonly session: SessionState
+}

@@ -1,0 +1,90 @@
+/**
+ * Recovery: a log cut off mid-turn (a crash, `kill -9`) is closed by giving every call without a
+ * result a deterministic result — the same log always gets the same events — so the
+ * conversation can go on. Pure: it reads events and returns the ones to append.
+ *
+ * What the model is told follows the step table (src/events/tool-call.steps.ts): a call that
+ * never started had no effect; one that started may have had its effect, and one whose tool
+ * returned has, with whatever the log knows of its output.
+ */
+import { toolResultBlock, type KernelEvent, type KernelEventInput } from '../events/event.schema.js'
+import { advance, REQUESTED, type CallPosition } from '../events/tool-call.steps.js'
+import { cancelledText, interruptedText, ranUnrecordedText } from '../tools/result-text.js'
+
+export const RECOVERY_REASON = 'the session stopped unexpectedly (the process ended) before this call finished'
+
+interface OpenCall {
+  name: string
+  index: number
+  position: CallPosition
+  progress: string[]
+  /** What the tool answered, when its end is in the log. */
+  ended?: { output: unknown } | { error: string } | { persisted: string }
+}
+
+interface OpenTurn {
+  calls: Map<string, OpenCall>
+  completed: boolean
+}
+
+/**
+ * The events that close every turn left open in `events`: for each call without a result, the
+ * step it was in, then its result; then the turn's end. Returns nothing for a log that is
+ * already whole.
+ *
+ * @example
+ * for (const event of recover(log.read())) log.append(event)
+ */
+export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
+  const appended: KernelEventInput[] = []
+  for (const [turnId, turn] of openTurns(events)) {
+    if (turn.completed) continue
+    const open = [...turn.calls].filter(([, c]) => !c.position.answered).sort(([, a], [, b]) => a.index - b.index)
+    appended.push({ type: 'turn.recovered', turnId, reason: RECOVERY_REASON, open: open.map(([id]) => id) })
+    for (const [toolUseId, call] of open) {
+      appended.push({ type: 'tool.cancelled', turnId, toolUseId, step: call.position.step, reason: RECOVERY_REASON })
+      const block = toolResultBlock(toolUseId, recoveredText(call), true)
+      appended.push({ type: 'tool.result', turnId, toolUseId, outcome: 'cancelled', block })
+    }
+    appended.push({ type: 'turn.completed', turnId, results: turn.calls.size })
+  }
+  return appended
+}
+
+function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn> {
+  const turns = new Map<string, OpenTurn>()
+  for (const event of events) {
+    let turn = turns.get(event.turnId)
+    if (turn === undefined) turns.set(event.turnId, (turn = { calls: new Map(), completed: false }))
+    if (event.type === 'turn.completed') turn.completed = true
+    if (!('toolUseId' in event)) continue
+    if (event.type === 'tool.requested') {
+      turn.calls.set(event.toolUseId, { name: event.name, index: event.index, position: REQUESTED, progress: [] })
+    }
+    const call = turn.calls.get(event.toolUseId)
+    if (call === undefined) continue
+    call.position = advance(call.position, event)
+    if (event.type === 'tool.progress') call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
+    if (event.type === 'tool.completed') call.ended = { output: event.output }
+    if (event.type === 'tool.errored') call.ended = { error: event.message }
+    if (event.type === 'tool.budgeted') call.ended = { persisted: event.path }
+  }
+  return turns
+}
+
+function recoveredText(call: OpenCall): string {
+  if (!call.position.started) return cancelledText(call.name, RECOVERY_REASON)
+  if (call.ended === undefined) return interruptedText(call.name, RECOVERY_REASON, call.progress.join(''))
+  return ranUnrecordedText(call.name, RECOVERY_REASON, knownOutput(call.ended))
+}
+
+function knownOutput(ended: NonNullable<OpenCall['ended']>): string {
+  if ('error' in ended) return `It reported an error: ${ended.error}`
+  if ('persisted' in ended) return `Its full output was saved to ${ended.persisted}.`
+  const output = ended.output
+  if (typeof output === 'object' && output !== null && (output as { persisted?: unknown }).persisted === true) {
+    return 'Its output was too large to keep in the log and was not saved.'
+  }
+  const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'undefined')
+  return text === '' ? 'It returned no output.' : `Its output was:\n${text}`
+}
