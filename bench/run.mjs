@@ -36,9 +36,19 @@ async function actor(n) {
 const none = () => {}
 const shaped = toolCallMachine.provide({
   actions: {
-    parse: none, validateSchema: none, runValidateInput: none, runPreHooks: none, abortCall: none,
-    runBudget: none, mapResult: none, runPostHooks: none, recordStep: none, recordStart: none,
-    runPermission: enqueueActions(({ enqueue }) => enqueue.raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'tool' } })),
+    parse: none,
+    validateSchema: none,
+    runValidateInput: none,
+    runPreHooks: none,
+    abortCall: none,
+    runBudget: none,
+    mapResult: none,
+    runPostHooks: none,
+    recordStep: none,
+    recordStart: none,
+    runPermission: enqueueActions(({ enqueue }) =>
+      enqueue.raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'tool' } }),
+    ),
     runCall: ({ self }) => void noop().then(() => self.send({ type: 'call.done', overBudget: false })),
   },
 })
@@ -64,7 +74,12 @@ const Noop = buildTool({
 let counter = 0
 const ids = { next: (prefix) => `${prefix}_${++counter}` }
 function kernelRunner(perTurn) {
-  const content = Array.from({ length: perTurn }, (_, i) => ({ type: 'tool_use', id: `t${i}`, name: 'Noop', input: {} }))
+  const content = Array.from({ length: perTurn }, (_, i) => ({
+    type: 'tool_use',
+    id: `t${i}`,
+    name: 'Noop',
+    input: {},
+  }))
   const message = { role: 'assistant', content }
   return async (n) => {
     // A fresh log per sample keeps memory flat; its cost is part of what is measured.
@@ -87,7 +102,10 @@ const Wait = buildTool({
   call: () => new Promise((resolve) => setTimeout(() => resolve('done'), 50)),
 })
 const waitKernel = createKernel({ tools: [Wait], ids })
-const msg = (k) => ({ role: 'assistant', content: Array.from({ length: k }, (_, i) => ({ type: 'tool_use', id: `w${i}`, name: 'Wait', input: {} })) })
+const msg = (k) => ({
+  role: 'assistant',
+  content: Array.from({ length: k }, (_, i) => ({ type: 'tool_use', id: `w${i}`, name: 'Wait', input: {} })),
+})
 const one = []
 const ten = []
 for (let r = 0; r < 9; r++) {
@@ -117,8 +135,14 @@ const rows = [
   ['10 parallel 50 ms calls ÷ one (wall time)', fmt(median(ten) / median(one), 3)],
   ['stream end → result, streaming (ms), blocks spread over the stream', fmt(streamingFigures.spread.streaming, 1)],
   ['stream end → result, batch (ms), same stream', fmt(streamingFigures.spread.batch, 1)],
-  ['streaming ÷ batch, blocks spread over the stream', fmt(streamingFigures.spread.streaming / streamingFigures.spread.batch, 3)],
-  ['streaming ÷ batch, last block at the very end', fmt(streamingFigures.lastAtEnd.streaming / streamingFigures.lastAtEnd.batch, 3)],
+  [
+    'streaming ÷ batch, blocks spread over the stream',
+    fmt(streamingFigures.spread.streaming / streamingFigures.spread.batch, 3),
+  ],
+  [
+    'streaming ÷ batch, last block at the very end',
+    fmt(streamingFigures.lastAtEnd.streaming / streamingFigures.lastAtEnd.batch, 3),
+  ],
 ]
 const table = ['| measure | value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n')
 console.log(table)

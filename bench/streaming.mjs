@@ -45,7 +45,10 @@ async function streaming(kernel, times) {
 async function batch(kernel, times) {
   await sleep(1000)
   const ended = performance.now()
-  await kernel.runTurn({ role: 'assistant', content: times.map((_, k) => ({ type: 'tool_use', id: `toolu_${k}`, name: 'Work', input: { n: k } })) })
+  await kernel.runTurn({
+    role: 'assistant',
+    content: times.map((_, k) => ({ type: 'tool_use', id: `toolu_${k}`, name: 'Work', input: { n: k } })),
+  })
   return performance.now() - ended
 }
 

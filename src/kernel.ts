@@ -128,7 +128,10 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
   const maxConcurrency = resolveMaxConcurrency(options.maxConcurrency, process.env.TOOLKERNEL_MAX_CONCURRENCY)
   const cwd = options.cwd ?? process.cwd()
   const mode = options.permissions?.mode ?? 'default'
-  if (!PERMISSION_MODES.includes(mode)) throw new Error(`createKernel: permissions.mode must be one of ${PERMISSION_MODES.join(', ')}, got ${JSON.stringify(mode)}`)
+  if (!PERMISSION_MODES.includes(mode))
+    throw new Error(
+      `createKernel: permissions.mode must be one of ${PERMISSION_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    )
   const rules = compileRules(options.permissions, registry.tools)
   const record = (event: KernelEventInput): void => void log.append(event)
   const sessionId = ids.next('session')
@@ -146,7 +149,14 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     },
     hooks: options.hookRunner ?? createHookRunner(options.hooks, { cwd, sessionId, permissionMode: mode, record }),
     // Grants live in the log: a kernel over a resumed log honours the ones given before.
-    permissions: createPermissionPolicy({ rules, mode, cwd, grants: Grants.fromLog(log.read()), canUseTool: options.canUseTool, record }),
+    permissions: createPermissionPolicy({
+      rules,
+      mode,
+      cwd,
+      grants: Grants.fromLog(log.read()),
+      canUseTool: options.canUseTool,
+      record,
+    }),
     results: options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results')),
     progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
   }
@@ -154,8 +164,21 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
 
   const earlyStart = options.earlyStart ?? 'safe'
   const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
-  const permissionConfig = { mode, allow: [...(options.permissions?.allow ?? [])], ask: [...(options.permissions?.ask ?? [])], deny: [...(options.permissions?.deny ?? [])] }
-  const turnDeps = () => ({ turnId: ids.next('turn'), log, services, machine, maxConcurrency, messageBudget, permissions: permissionConfig })
+  const permissionConfig = {
+    mode,
+    allow: [...(options.permissions?.allow ?? [])],
+    ask: [...(options.permissions?.ask ?? [])],
+    deny: [...(options.permissions?.deny ?? [])],
+  }
+  const turnDeps = () => ({
+    turnId: ids.next('turn'),
+    log,
+    services,
+    machine,
+    maxConcurrency,
+    messageBudget,
+    permissions: permissionConfig,
+  })
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
     const { uses, stopReason } = toolUsesOf(message)
@@ -193,10 +216,17 @@ function mapSession(): SessionState {
 }
 
 function assertTools(tools: unknown): readonly Tool[] {
-  if (!Array.isArray(tools)) throw new TypeError('createKernel: `tools` must be an array of tools made with buildTool()')
+  if (!Array.isArray(tools))
+    throw new TypeError('createKernel: `tools` must be an array of tools made with buildTool()')
   tools.forEach((tool: unknown, i) => {
     const t = tool as Partial<Tool> | null
-    if (t === null || typeof t !== 'object' || typeof t.name !== 'string' || typeof t.call !== 'function' || typeof t.isConcurrencySafe !== 'function') {
+    if (
+      t === null ||
+      typeof t !== 'object' ||
+      typeof t.name !== 'string' ||
+      typeof t.call !== 'function' ||
+      typeof t.isConcurrencySafe !== 'function'
+    ) {
       throw new TypeError(`createKernel: tools[${i}] is not a tool made with buildTool()`)
     }
   })
@@ -206,12 +236,14 @@ function assertTools(tools: unknown): readonly Tool[] {
 /** Option, else env, else the default; anything but a positive integer is a configuration error. */
 export function resolveMaxConcurrency(option: number | undefined, env: string | undefined): number {
   if (option !== undefined) {
-    if (!Number.isInteger(option) || option < 1) throw new RangeError(`createKernel: maxConcurrency must be a positive integer, got ${String(option)}`)
+    if (!Number.isInteger(option) || option < 1)
+      throw new RangeError(`createKernel: maxConcurrency must be a positive integer, got ${String(option)}`)
     return option
   }
   if (env !== undefined && env.trim() !== '') {
     const value = Number(env)
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`TOOLKERNEL_MAX_CONCURRENCY must be a positive integer, got ${JSON.stringify(env)}`)
+    if (!Number.isInteger(value) || value < 1)
+      throw new RangeError(`TOOLKERNEL_MAX_CONCURRENCY must be a positive integer, got ${JSON.stringify(env)}`)
     return value
   }
   return DEFAULT_MAX_CONCURRENCY

@@ -19,14 +19,20 @@ export function testKernel(tools: readonly Tool[], options: Partial<KernelOption
 }
 
 export function assistant(...uses: Array<[id: string, name: string, input: unknown]>) {
-  return { role: 'assistant' as const, content: uses.map(([id, name, input]) => ({ type: 'tool_use' as const, id, name, input })) }
+  return {
+    role: 'assistant' as const,
+    content: uses.map(([id, name, input]) => ({ type: 'tool_use' as const, id, name, input })),
+  }
 }
 
 export const Echo = buildTool({
   name: 'Echo',
   aliases: ['Say'],
   description: () => 'Echoes its text.',
-  inputSchema: z.object({ text: z.string().describe('What to echo'), times: z.number().int().optional().describe('Repeat count') }),
+  inputSchema: z.object({
+    text: z.string().describe('What to echo'),
+    times: z.number().int().optional().describe('Repeat count'),
+  }),
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   async call({ text, times }) {

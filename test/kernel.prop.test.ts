@@ -17,7 +17,9 @@ describe('kernel properties', () => {
         const { tools, violations } = makeTools(s, cap)
         const kernel = testKernel(tools, { maxConcurrency: cap })
         const ids = specs.map((_, i) => `call_${i}`)
-        const message = assistant(...specs.map((spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown]))
+        const message = assistant(
+          ...specs.map((spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown]),
+        )
         const { message: result, events } = await s.waitFor(kernel.runTurn(message))
 
         expect(violations).toEqual([])
@@ -44,7 +46,9 @@ describe('kernel properties', () => {
         // Hooks whose answers the scheduler also times, so aborts land inside hook steps too.
         const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
         const ids = specs.map((_, i) => `call_${i}`)
-        const message = assistant(...specs.map((spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown]))
+        const message = assistant(
+          ...specs.map((spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown]),
+        )
         const controller = new AbortController()
         void s.schedule(Promise.resolve(), 'abort').then(() => controller.abort('user pressed Esc'))
         const { message: result, events } = await s.waitFor(kernel.runTurn(message, { signal: controller.signal }))
@@ -74,7 +78,16 @@ describe('kernel properties', () => {
   })
 
   it('no tool, validator, predicate, permission check or mapper that throws makes runTurn throw', async () => {
-    const throwing = fc.constantFrom('call', 'validateInput', 'isConcurrencySafe', 'checkPermissions', 'map', 'isEnabled', 'interruptBehavior', 'none')
+    const throwing = fc.constantFrom(
+      'call',
+      'validateInput',
+      'isConcurrencySafe',
+      'checkPermissions',
+      'map',
+      'isEnabled',
+      'interruptBehavior',
+      'none',
+    )
     await fc.assert(
       fc.asyncProperty(fc.array(throwing, { maxLength: 6 }), async (where) => {
         const boom = () => {
@@ -94,7 +107,9 @@ describe('kernel properties', () => {
             ...(w === 'interruptBehavior' ? { interruptBehavior: boom } : {}),
           }),
         )
-        const { message } = await testKernel(tools).runTurn(assistant(...where.map((_, i) => [`id${i}`, `T${i}`, {}] as [string, string, unknown])))
+        const { message } = await testKernel(tools).runTurn(
+          assistant(...where.map((_, i) => [`id${i}`, `T${i}`, {}] as [string, string, unknown])),
+        )
         expect(message.content.map((b) => b.tool_use_id)).toEqual(where.map((_, i) => `id${i}`))
         where.forEach((w, i) => {
           const fine = w === 'none' || w === 'isConcurrencySafe' || w === 'interruptBehavior'

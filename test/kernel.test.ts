@@ -5,7 +5,8 @@ import { resolveMaxConcurrency } from '../src/kernel.js'
 import { assistant, Echo, testKernel } from './helpers.js'
 
 const content = (block: ToolResultBlock | undefined) => block?.content
-const types = (events: readonly KernelEvent[], id: string) => events.filter((e) => 'toolUseId' in e && e.toolUseId === id).map((e) => e.type)
+const types = (events: readonly KernelEvent[], id: string) =>
+  events.filter((e) => 'toolUseId' in e && e.toolUseId === id).map((e) => e.type)
 
 describe('runTurn: the happy path', () => {
   it('answers each tool_use once, in order, and ignores text blocks', async () => {
@@ -30,8 +31,16 @@ describe('runTurn: the happy path', () => {
   it('records every step of a call as an event, in order', async () => {
     const { events } = await testKernel([Echo]).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(types(events, 'a')).toEqual([
-      'tool.requested', 'tool.queued', 'tool.dispatched', 'tool.parsed', 'tool.validated',
-      'tool.permitted', 'tool.started', 'tool.completed', 'tool.mapped', 'tool.result',
+      'tool.requested',
+      'tool.queued',
+      'tool.dispatched',
+      'tool.parsed',
+      'tool.validated',
+      'tool.permitted',
+      'tool.started',
+      'tool.completed',
+      'tool.mapped',
+      'tool.result',
     ])
     expect(events[0]?.type).toBe('turn.started')
     expect(events.at(-1)?.type).toBe('turn.completed')
@@ -39,28 +48,49 @@ describe('runTurn: the happy path', () => {
 
   it('gives an empty message, not an error, for a message without tool_use', async () => {
     const kernel = testKernel([Echo])
-    expect((await kernel.runTurn({ role: 'assistant', content: 'just text' })).message).toEqual({ role: 'user', content: [] })
-    expect((await kernel.runTurn({ role: 'assistant', content: [{ type: 'text', text: 'hi' }] })).message.content).toEqual([])
+    expect((await kernel.runTurn({ role: 'assistant', content: 'just text' })).message).toEqual({
+      role: 'user',
+      content: [],
+    })
+    expect(
+      (await kernel.runTurn({ role: 'assistant', content: [{ type: 'text', text: 'hi' }] })).message.content,
+    ).toEqual([])
   })
 
   it('says so when a tool returns nothing', async () => {
-    const Quiet = buildTool({ name: 'Quiet', description: () => 'q', inputSchema: z.object({}), call: async () => undefined })
+    const Quiet = buildTool({
+      name: 'Quiet',
+      description: () => 'q',
+      inputSchema: z.object({}),
+      call: async () => undefined,
+    })
     const { message } = await testKernel([Quiet]).runTurn(assistant(['q', 'Quiet', {}]))
     expect(content(message.content[0])).toBe('(Quiet completed with no output)')
   })
 
   it('renders structured output as JSON and keeps a custom mapper’s blocks', async () => {
-    const Data = buildTool({ name: 'Data', description: () => 'd', inputSchema: z.object({}), call: async () => ({ n: 1 }) })
+    const Data = buildTool({
+      name: 'Data',
+      description: () => 'd',
+      inputSchema: z.object({}),
+      call: async () => ({ n: 1 }),
+    })
     const Pic = buildTool({
       name: 'Pic',
       description: () => 'p',
       inputSchema: z.object({}),
       call: async () => 'iVBORw0KGgo=',
-      mapToolResultToToolResultBlockParam: (data, id) => ({ type: 'tool_result', tool_use_id: id, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }] }),
+      mapToolResultToToolResultBlockParam: (data, id) => ({
+        type: 'tool_result',
+        tool_use_id: id,
+        content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }],
+      }),
     })
     const { message } = await testKernel([Data, Pic]).runTurn(assistant(['d', 'Data', {}], ['p', 'Pic', {}]))
     expect(content(message.content[0])).toBe('{\n  "n": 1\n}')
-    expect(content(message.content[1])).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }])
+    expect(content(message.content[1])).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+    ])
   })
 
   it('passes progress to the log, never into the result', async () => {
@@ -77,7 +107,11 @@ describe('runTurn: the happy path', () => {
     })
     const { message, events } = await testKernel([Steps]).runTurn(assistant(['s', 'Steps', {}]))
     expect(content(message.content[0])).toBe('done')
-    expect(events.filter((e) => e.type === 'tool.progress').map((e) => (e as { data: unknown }).data)).toEqual(['step 1', { pct: 50 }, 'step 2'])
+    expect(events.filter((e) => e.type === 'tool.progress').map((e) => (e as { data: unknown }).data)).toEqual([
+      'step 1',
+      { pct: 50 },
+      'step 2',
+    ])
   })
 
   it('hands the tool its context: cwd, tool_use id, ports and a signal', async () => {
@@ -125,7 +159,13 @@ describe('runTurn: calls that end early get a result the model can act on', () =
 
   it('validateInput failure, whether sync, async or thrown', async () => {
     const make = (name: string, validateInput: () => unknown) =>
-      buildTool({ name, description: () => 'v', inputSchema: z.object({}), validateInput: validateInput as never, call: async () => 'ran' })
+      buildTool({
+        name,
+        description: () => 'v',
+        inputSchema: z.object({}),
+        validateInput: validateInput as never,
+        call: async () => 'ran',
+      })
     const tools = [
       make('Sync', () => ({ result: false, message: 'path is outside the project' })),
       make('Async', async () => ({ result: false, message: 'file changed on disk' })),
@@ -134,7 +174,9 @@ describe('runTurn: calls that end early get a result the model can act on', () =
       }),
       make('Fine', async () => ({ result: true })),
     ]
-    const { message } = await testKernel(tools).runTurn(assistant(['s', 'Sync', {}], ['a', 'Async', {}], ['t', 'Throws', {}], ['f', 'Fine', {}]))
+    const { message } = await testKernel(tools).runTurn(
+      assistant(['s', 'Sync', {}], ['a', 'Async', {}], ['t', 'Throws', {}], ['f', 'Fine', {}]),
+    )
     expect(message.content.map(content)).toEqual([
       '<tool_use_error>Sync rejected its input: path is outside the project</tool_use_error>',
       '<tool_use_error>Async rejected its input: file changed on disk</tool_use_error>',
@@ -144,19 +186,45 @@ describe('runTurn: calls that end early get a result the model can act on', () =
   })
 
   it('permission denial by the tool, and a checkPermissions that throws', async () => {
-    const Denied = buildTool({ name: 'Denied', description: () => 'd', inputSchema: z.object({}), checkPermissions: () => ({ behavior: 'deny', message: 'writes outside cwd' }), call: async () => 'ran' })
-    const Broken = buildTool({ name: 'Broken', description: () => 'b', inputSchema: z.object({}), checkPermissions: async () => { throw new Error('rules unreadable') }, call: async () => 'ran' })
-    const { message, events } = await testKernel([Denied, Broken]).runTurn(assistant(['d', 'Denied', {}], ['b', 'Broken', {}]))
+    const Denied = buildTool({
+      name: 'Denied',
+      description: () => 'd',
+      inputSchema: z.object({}),
+      checkPermissions: () => ({ behavior: 'deny', message: 'writes outside cwd' }),
+      call: async () => 'ran',
+    })
+    const Broken = buildTool({
+      name: 'Broken',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      checkPermissions: async () => {
+        throw new Error('rules unreadable')
+      },
+      call: async () => 'ran',
+    })
+    const { message, events } = await testKernel([Denied, Broken]).runTurn(
+      assistant(['d', 'Denied', {}], ['b', 'Broken', {}]),
+    )
     expect(message.content.map(content)).toEqual([
       '<tool_use_error>Permission to use Denied was denied: writes outside cwd. Do not retry the same call; choose another approach or ask the user.</tool_use_error>',
       '<tool_use_error>Permission to use Broken was denied: the permission check failed (rules unreadable). Do not retry the same call; choose another approach or ask the user.</tool_use_error>',
     ])
-    expect(events.find((e) => e.type === 'tool.permitted' && e.toolUseId === 'd')).toMatchObject({ behavior: 'deny', source: 'tool', reason: 'writes outside cwd' })
+    expect(events.find((e) => e.type === 'tool.permitted' && e.toolUseId === 'd')).toMatchObject({
+      behavior: 'deny',
+      source: 'tool',
+      reason: 'writes outside cwd',
+    })
     expect(events.some((e) => e.type === 'tool.started')).toBe(false)
   })
 
   it('"ask" goes to canUseTool, which may allow (with edited input, validated again), deny, or fail', async () => {
-    const Asker = buildTool({ name: 'Asker', description: () => 'a', inputSchema: z.object({ text: z.string() }), checkPermissions: () => ({ behavior: 'ask', message: 'runs a command' }), call: async ({ text }) => `ran ${text}` })
+    const Asker = buildTool({
+      name: 'Asker',
+      description: () => 'a',
+      inputSchema: z.object({ text: z.string() }),
+      checkPermissions: () => ({ behavior: 'ask', message: 'runs a command' }),
+      call: async ({ text }) => `ran ${text}`,
+    })
     const answers: Record<string, unknown> = {
       allow: { behavior: 'allow' },
       edit: { behavior: 'allow', updatedInput: { text: 'edited' } },
@@ -170,7 +238,15 @@ describe('runTurn: calls that end early get a result the model can act on', () =
         return answers[request.toolUseId] as never
       },
     })
-    const { message } = await kernel.runTurn(assistant(['allow', 'Asker', { text: 'a' }], ['edit', 'Asker', { text: 'b' }], ['smuggle', 'Asker', { text: 'c' }], ['deny', 'Asker', { text: 'd' }], ['boom', 'Asker', { text: 'e' }]))
+    const { message } = await kernel.runTurn(
+      assistant(
+        ['allow', 'Asker', { text: 'a' }],
+        ['edit', 'Asker', { text: 'b' }],
+        ['smuggle', 'Asker', { text: 'c' }],
+        ['deny', 'Asker', { text: 'd' }],
+        ['boom', 'Asker', { text: 'e' }],
+      ),
+    )
     expect(message.content.map(content)).toEqual([
       'ran a',
       'ran edited',
@@ -181,40 +257,107 @@ describe('runTurn: calls that end early get a result the model can act on', () =
   })
 
   it('"ask" without canUseTool is denied with a message saying so', async () => {
-    const Asker = buildTool({ name: 'Asker', description: () => 'a', inputSchema: z.object({}), checkPermissions: () => ({ behavior: 'ask', message: 'deletes files' }), call: async () => 'ran' })
+    const Asker = buildTool({
+      name: 'Asker',
+      description: () => 'a',
+      inputSchema: z.object({}),
+      checkPermissions: () => ({ behavior: 'ask', message: 'deletes files' }),
+      call: async () => 'ran',
+    })
     const { message } = await testKernel([Asker]).runTurn(assistant(['a', 'Asker', {}]))
-    expect(content(message.content[0])).toMatch(/Asker needs approval \(deletes files\) and this app has no way to ask the user/)
+    expect(content(message.content[0])).toMatch(
+      /Asker needs approval \(deletes files\) and this app has no way to ask the user/,
+    )
   })
 
   it('a tool that throws: an error result with the message, never a stack trace', async () => {
-    const Fails = buildTool({ name: 'Fails', description: () => 'f', inputSchema: z.object({ kind: z.string() }), async call({ kind }) {
-      if (kind === 'type') throw new TypeError('bad thing')
-      if (kind === 'string') throw 'plain string'
-      if (kind === 'object') throw { code: 42 }
-      if (kind === 'sync') return (() => { throw new Error('') })()
-      throw new Error('disk full\n    at write (fs.js:1:1)')
-    } })
-    const { message } = await testKernel([Fails]).runTurn(assistant(['1', 'Fails', { kind: 'type' }], ['2', 'Fails', { kind: 'string' }], ['3', 'Fails', { kind: 'object' }], ['4', 'Fails', { kind: 'sync' }], ['5', 'Fails', { kind: 'error' }]))
-    expect(message.content.map(content)).toEqual(['Fails failed: TypeError: bad thing', 'Fails failed: plain string', 'Fails failed: {"code":42}', 'Fails failed: Error', 'Fails failed: disk full'])
+    const Fails = buildTool({
+      name: 'Fails',
+      description: () => 'f',
+      inputSchema: z.object({ kind: z.string() }),
+      async call({ kind }) {
+        if (kind === 'type') throw new TypeError('bad thing')
+        if (kind === 'string') throw 'plain string'
+        if (kind === 'object') throw { code: 42 }
+        if (kind === 'sync')
+          return (() => {
+            throw new Error('')
+          })()
+        throw new Error('disk full\n    at write (fs.js:1:1)')
+      },
+    })
+    const { message } = await testKernel([Fails]).runTurn(
+      assistant(
+        ['1', 'Fails', { kind: 'type' }],
+        ['2', 'Fails', { kind: 'string' }],
+        ['3', 'Fails', { kind: 'object' }],
+        ['4', 'Fails', { kind: 'sync' }],
+        ['5', 'Fails', { kind: 'error' }],
+      ),
+    )
+    expect(message.content.map(content)).toEqual([
+      'Fails failed: TypeError: bad thing',
+      'Fails failed: plain string',
+      'Fails failed: {"code":42}',
+      'Fails failed: Error',
+      'Fails failed: disk full',
+    ])
     expect(message.content.every((b) => b.is_error === true)).toBe(true)
   })
 
   it('a call() that throws synchronously, a disabled tool, and a mapper that throws or returns garbage', async () => {
-    const SyncThrow = buildTool({ name: 'SyncThrow', description: () => 's', inputSchema: z.object({}), call: (() => { throw new Error('sync boom') }) as never })
-    const Off = buildTool({ name: 'Off', description: () => 'o', inputSchema: z.object({}), isEnabled: () => false, call: async () => 'ran' })
-    const BadMap = buildTool({ name: 'BadMap', description: () => 'b', inputSchema: z.object({}), call: async () => 'x', mapToolResultToToolResultBlockParam: () => { throw new Error('cannot render') } })
-    const Garbage = buildTool({ name: 'Garbage', description: () => 'g', inputSchema: z.object({}), call: async () => 'x', mapToolResultToToolResultBlockParam: () => ({ nope: true }) as never })
-    const { message } = await testKernel([SyncThrow, Off, BadMap, Garbage]).runTurn(assistant(['1', 'SyncThrow', {}], ['2', 'Off', {}], ['3', 'BadMap', {}], ['4', 'Garbage', {}]))
+    const SyncThrow = buildTool({
+      name: 'SyncThrow',
+      description: () => 's',
+      inputSchema: z.object({}),
+      call: (() => {
+        throw new Error('sync boom')
+      }) as never,
+    })
+    const Off = buildTool({
+      name: 'Off',
+      description: () => 'o',
+      inputSchema: z.object({}),
+      isEnabled: () => false,
+      call: async () => 'ran',
+    })
+    const BadMap = buildTool({
+      name: 'BadMap',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      call: async () => 'x',
+      mapToolResultToToolResultBlockParam: () => {
+        throw new Error('cannot render')
+      },
+    })
+    const Garbage = buildTool({
+      name: 'Garbage',
+      description: () => 'g',
+      inputSchema: z.object({}),
+      call: async () => 'x',
+      mapToolResultToToolResultBlockParam: () => ({ nope: true }) as never,
+    })
+    const { message } = await testKernel([SyncThrow, Off, BadMap, Garbage]).runTurn(
+      assistant(['1', 'SyncThrow', {}], ['2', 'Off', {}], ['3', 'BadMap', {}], ['4', 'Garbage', {}]),
+    )
     expect(message.content.map(content)).toEqual([
       'SyncThrow failed: sync boom',
       '<tool_use_error>The tool "Off" is disabled right now; use another tool or ask the user to enable it.</tool_use_error>',
       'BadMap ran, but its result could not be turned into text: cannot render',
-      expect.stringMatching(/^Garbage ran, but its result could not be turned into text: its mapper returned something that is not a tool_result block/),
+      expect.stringMatching(
+        /^Garbage ran, but its result could not be turned into text: its mapper returned something that is not a tool_result block/,
+      ),
     ])
   })
 
   it('a mapper that names the wrong tool_use id is corrected', async () => {
-    const Wrong = buildTool({ name: 'Wrong', description: () => 'w', inputSchema: z.object({}), call: async () => 'x', mapToolResultToToolResultBlockParam: (o) => ({ type: 'tool_result', tool_use_id: 'other', content: String(o) }) })
+    const Wrong = buildTool({
+      name: 'Wrong',
+      description: () => 'w',
+      inputSchema: z.object({}),
+      call: async () => 'x',
+      mapToolResultToToolResultBlockParam: (o) => ({ type: 'tool_result', tool_use_id: 'other', content: String(o) }),
+    })
     const { message } = await testKernel([Wrong]).runTurn(assistant(['mine', 'Wrong', {}]))
     expect(message.content[0]?.tool_use_id).toBe('mine')
   })
@@ -228,28 +371,71 @@ describe('runTurn: bad messages from the app', () => {
   })
   it('rejects tool_use blocks without an id, and duplicate ids', async () => {
     const kernel = testKernel([Echo])
-    await expect(kernel.runTurn({ role: 'assistant', content: [{ type: 'tool_use', id: '', name: 'Echo', input: {} }] })).rejects.toThrow(/content\[0\].*id must not be empty/s)
-    await expect(kernel.runTurn(assistant(['a', 'Echo', { text: '' }], ['a', 'Echo', { text: '' }]))).rejects.toThrow(/"a" appears twice/)
+    await expect(
+      kernel.runTurn({ role: 'assistant', content: [{ type: 'tool_use', id: '', name: 'Echo', input: {} }] }),
+    ).rejects.toThrow(/content\[0\].*id must not be empty/s)
+    await expect(kernel.runTurn(assistant(['a', 'Echo', { text: '' }], ['a', 'Echo', { text: '' }]))).rejects.toThrow(
+      /"a" appears twice/,
+    )
     expect(kernel.log.read()).toEqual([])
   })
 })
 
 describe('scheduling', () => {
   it('treats a call as unsafe when its input does not parse or its predicate throws', async () => {
-    const Picky = buildTool({ name: 'Picky', description: () => 'p', inputSchema: z.object({ n: z.number() }), isConcurrencySafe: ({ n }) => {
-      if (n < 0) throw new Error('negative')
-      return true
-    }, call: async ({ n }) => String(n) })
-    const { events } = await testKernel([Picky]).runTurn(assistant(['ok', 'Picky', { n: 1 }], ['bad', 'Picky', { n: 'x' }], ['throws', 'Picky', { n: -1 }], ['unknown', 'Nope', {}]))
-    const queued = Object.fromEntries(events.filter((e) => e.type === 'tool.queued').map((e) => [e.toolUseId, [e.safe, e.reason]]))
-    expect(queued).toEqual({ ok: [true, undefined], bad: [false, 'input does not validate'], throws: [false, 'isConcurrencySafe threw'], unknown: [false, 'unknown tool'] })
+    const Picky = buildTool({
+      name: 'Picky',
+      description: () => 'p',
+      inputSchema: z.object({ n: z.number() }),
+      isConcurrencySafe: ({ n }) => {
+        if (n < 0) throw new Error('negative')
+        return true
+      },
+      call: async ({ n }) => String(n),
+    })
+    const { events } = await testKernel([Picky]).runTurn(
+      assistant(
+        ['ok', 'Picky', { n: 1 }],
+        ['bad', 'Picky', { n: 'x' }],
+        ['throws', 'Picky', { n: -1 }],
+        ['unknown', 'Nope', {}],
+      ),
+    )
+    const queued = Object.fromEntries(
+      events.filter((e) => e.type === 'tool.queued').map((e) => [e.toolUseId, [e.safe, e.reason]]),
+    )
+    expect(queued).toEqual({
+      ok: [true, undefined],
+      bad: [false, 'input does not validate'],
+      throws: [false, 'isConcurrencySafe threw'],
+      unknown: [false, 'unknown tool'],
+    })
   })
 
   it('runs consecutive safe calls in one batch and each unsafe call alone, in order', async () => {
-    const Unsafe = buildTool({ name: 'Unsafe', description: () => 'u', inputSchema: z.object({}), call: async () => 'u' })
-    const { events } = await testKernel([Echo, Unsafe]).runTurn(assistant(['s1', 'Echo', { text: '' }], ['s2', 'Echo', { text: '' }], ['u1', 'Unsafe', {}], ['u2', 'Unsafe', {}], ['s3', 'Echo', { text: '' }]))
+    const Unsafe = buildTool({
+      name: 'Unsafe',
+      description: () => 'u',
+      inputSchema: z.object({}),
+      call: async () => 'u',
+    })
+    const { events } = await testKernel([Echo, Unsafe]).runTurn(
+      assistant(
+        ['s1', 'Echo', { text: '' }],
+        ['s2', 'Echo', { text: '' }],
+        ['u1', 'Unsafe', {}],
+        ['u2', 'Unsafe', {}],
+        ['s3', 'Echo', { text: '' }],
+      ),
+    )
     const batches = events.filter((e) => e.type === 'tool.dispatched').map((e) => [e.toolUseId, e.batch])
-    expect(batches).toEqual([['s1', 0], ['s2', 0], ['u1', 1], ['u2', 2], ['s3', 3]])
+    expect(batches).toEqual([
+      ['s1', 0],
+      ['s2', 0],
+      ['u1', 1],
+      ['u2', 2],
+      ['s3', 3],
+    ])
   })
 
   it('resolves the cap from option, then TOOLKERNEL_MAX_CONCURRENCY, then 10; rejects nonsense', () => {
@@ -257,14 +443,18 @@ describe('scheduling', () => {
     expect(resolveMaxConcurrency(undefined, '7')).toBe(7)
     expect(resolveMaxConcurrency(undefined, undefined)).toBe(10)
     expect(() => resolveMaxConcurrency(0, undefined)).toThrow(/positive integer, got 0/)
-    expect(() => resolveMaxConcurrency(undefined, 'lots')).toThrow(/TOOLKERNEL_MAX_CONCURRENCY must be a positive integer, got "lots"/)
+    expect(() => resolveMaxConcurrency(undefined, 'lots')).toThrow(
+      /TOOLKERNEL_MAX_CONCURRENCY must be a positive integer, got "lots"/,
+    )
     expect(() => createKernel({ tools: [Echo], maxConcurrency: 1.5 })).toThrow(RangeError)
   })
 
   it('rejects tools that share a name or alias, and things that are not tools', () => {
     const Twin = buildTool({ name: 'Say', description: () => 't', inputSchema: z.object({}), call: async () => '' })
     expect(() => createKernel({ tools: [Echo, Twin] })).toThrow(/"Say" is used by both Echo and Say/)
-    expect(() => createKernel({ tools: [{ name: 'x' }] as never })).toThrow(/tools\[0\] is not a tool made with buildTool/)
+    expect(() => createKernel({ tools: [{ name: 'x' }] as never })).toThrow(
+      /tools\[0\] is not a tool made with buildTool/,
+    )
   })
 })
 
@@ -277,8 +467,15 @@ describe('abort', () => {
 
   it('cancels every call of a turn whose signal is already aborted, without running any', async () => {
     let ran = 0
-    const Count = buildTool({ name: 'Count', description: () => 'c', inputSchema: z.object({}), call: async () => String(++ran) })
-    const { message, events } = await testKernel([Count]).runTurn(assistant(['a', 'Count', {}], ['b', 'Count', {}]), { signal: AbortSignal.abort('user pressed Esc') })
+    const Count = buildTool({
+      name: 'Count',
+      description: () => 'c',
+      inputSchema: z.object({}),
+      call: async () => String(++ran),
+    })
+    const { message, events } = await testKernel([Count]).runTurn(assistant(['a', 'Count', {}], ['b', 'Count', {}]), {
+      signal: AbortSignal.abort('user pressed Esc'),
+    })
     expect(ran).toBe(0)
     expect(message.content.map(content)).toEqual([
       'Count was cancelled before it ran: user pressed Esc. It had no effect; call it again if it is still needed.',
@@ -305,13 +502,27 @@ describe('abort', () => {
         return 'never used'
       },
     })
-    const Save = buildTool({ name: 'Save', description: () => 's', inputSchema: z.object({}), isConcurrencySafe: () => true, call: async () => {
-      await release.opened
-      return 'saved'
-    } })
-    const Later = buildTool({ name: 'Later', description: () => 'l', inputSchema: z.object({}), call: async () => 'ran' })
+    const Save = buildTool({
+      name: 'Save',
+      description: () => 's',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      call: async () => {
+        await release.opened
+        return 'saved'
+      },
+    })
+    const Later = buildTool({
+      name: 'Later',
+      description: () => 'l',
+      inputSchema: z.object({}),
+      call: async () => 'ran',
+    })
     const controller = new AbortController()
-    const turn = testKernel([Stream, Save, Later]).runTurn(assistant(['s', 'Stream', {}], ['w', 'Save', {}], ['l', 'Later', {}]), { signal: controller.signal })
+    const turn = testKernel([Stream, Save, Later]).runTurn(
+      assistant(['s', 'Stream', {}], ['w', 'Save', {}], ['l', 'Later', {}]),
+      { signal: controller.signal },
+    )
     await started.opened
     controller.abort()
     release.open()

@@ -14,7 +14,11 @@ function note(name: string, present: boolean, why: string): boolean {
   return present
 }
 
-export const ripgrepInstalled = note('ripgrep (rg)', runs('rg', ['--version']), 'the tests that compare ripgrep with the built-in search')
+export const ripgrepInstalled = note(
+  'ripgrep (rg)',
+  runs('rg', ['--version']),
+  'the tests that compare ripgrep with the built-in search',
+)
 
 /** The first of `names` found on PATH, as an absolute path. */
 function onPath(names: string[]): string | undefined {
@@ -28,4 +32,6 @@ function onPath(names: string[]): string | undefined {
 
 const chromiumPath = onPath(['chromium', 'chromium-browser', 'google-chrome'])
 /** Headless Chromium for the timeline's browser tests, or undefined. */
-export const chromium = note('Chromium', chromiumPath !== undefined, 'the browser tests of the HTML timeline') ? chromiumPath : undefined
+export const chromium = note('Chromium', chromiumPath !== undefined, 'the browser tests of the HTML timeline')
+  ? chromiumPath
+  : undefined

@@ -26,7 +26,13 @@ export const specsArb = fc.array(
   { maxLength: 10 },
 )
 
-const Input = z.object({ id: z.string(), safe: z.boolean(), fail: z.boolean(), throwsInPredicate: z.boolean(), progress: z.number() })
+const Input = z.object({
+  id: z.string(),
+  safe: z.boolean(),
+  fail: z.boolean(),
+  throwsInPredicate: z.boolean(),
+  progress: z.number(),
+})
 type In = z.infer<typeof Input>
 
 /** Tools whose calls finish when the fast-check scheduler says, and that watch for overlaps. */
@@ -70,7 +76,13 @@ export function makeTools(s: fc.Scheduler, cap: number) {
 export const isSafe = (spec: Spec) => spec.tool !== 'Missing' && !spec.invalid && !spec.throwsInPredicate && spec.safe
 
 export function inputOf(spec: Spec, id: string): unknown {
-  const input = { id, safe: spec.safe, fail: spec.fail, throwsInPredicate: spec.throwsInPredicate, progress: spec.progress }
+  const input = {
+    id,
+    safe: spec.safe,
+    fail: spec.fail,
+    throwsInPredicate: spec.throwsInPredicate,
+    progress: spec.progress,
+  }
   return spec.invalid ? { ...input, safe: 'yes' } : input
 }
 
@@ -87,7 +99,12 @@ export function expectedBatches(specs: readonly Spec[]): number[] {
 }
 
 /** Checks ordering, the cap and batch isolation from the log alone. */
-export function checkLog(events: readonly KernelEvent[], specs: readonly Spec[], ids: readonly string[], cap: number): void {
+export function checkLog(
+  events: readonly KernelEvent[],
+  specs: readonly Spec[],
+  ids: readonly string[],
+  cap: number,
+): void {
   const open = new Map<string, boolean>()
   const safeById = new Map(ids.map((id, i) => [id, isSafe(specs[i] as Spec)]))
   const batchOf = new Map<string, number>()
@@ -122,9 +139,12 @@ export function reprojected(events: readonly KernelEvent[]): string {
   return JSON.stringify(projectMessages(parseJsonl(text).events))
 }
 
-
 /** Pre- and post-hooks that answer "go on" when fast-check's scheduler says. */
 export function scheduledHooks(s: fc.Scheduler): HooksConfig {
-  const hook = { type: 'function' as const, name: 'scheduled', fn: () => s.schedule(Promise.resolve(undefined), 'hook') }
+  const hook = {
+    type: 'function' as const,
+    name: 'scheduled',
+    fn: () => s.schedule(Promise.resolve(undefined), 'hook'),
+  }
   return { PreToolUse: [{ hooks: [hook] }], PostToolUse: [{ hooks: [hook] }], PostToolUseFailure: [{ hooks: [hook] }] }
 }

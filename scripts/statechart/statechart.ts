@@ -60,8 +60,13 @@ function name(x: unknown): string | undefined {
   if (typeof x === 'string') return x
   if (typeof x === 'object' && 'type' in x) {
     const { type, params } = x as { type: unknown; params?: unknown }
-    const p = params !== null && typeof params === 'object' ? Object.values(params as object).map(String).join(', ') : ''
+    const p =
+      params !== null && typeof params === 'object'
+        ? Object.values(params as object)
+            .map(String)
+            .join(', ')
+        : ''
     return p === '' ? String(type) : `${String(type)}(${p})`
   }
-  return typeof x === 'function' ? (x.name || 'inline') : undefined
+  return typeof x === 'function' ? x.name || 'inline' : undefined
 }

@@ -10,14 +10,31 @@ import { glob as walk } from 'tinyglobby'
 import type { FileSearch, GlobMatch, GrepOptions, GrepResult } from '../ports/index.js'
 
 /** Directories no search enters. */
-export const ALWAYS_IGNORED = ['.git', 'node_modules', '.hg', '.svn', '.venv', 'venv', '__pycache__', 'dist', 'build', '.next', '.cache', 'coverage', 'target']
+export const ALWAYS_IGNORED = [
+  '.git',
+  'node_modules',
+  '.hg',
+  '.svn',
+  '.venv',
+  'venv',
+  '__pycache__',
+  'dist',
+  'build',
+  '.next',
+  '.cache',
+  'coverage',
+  'target',
+]
 
 const ignoreGlobs = ALWAYS_IGNORED.map((d) => `**/${d}/**`)
 
 async function gitignores(root: string): Promise<Array<{ dir: string; rules: Ignore }>> {
   const files = await walk('**/.gitignore', { cwd: root, ignore: ignoreGlobs, dot: true, absolute: false })
   return Promise.all(
-    files.map(async (file) => ({ dir: dirname(file) === '.' ? '' : dirname(file), rules: ignore().add(await readFile(join(root, file), 'utf8')) })),
+    files.map(async (file) => ({
+      dir: dirname(file) === '.' ? '' : dirname(file),
+      rules: ignore().add(await readFile(join(root, file), 'utf8')),
+    })),
   )
 }
 
@@ -30,14 +47,22 @@ function isIgnored(path: string, rules: Array<{ dir: string; rules: Ignore }>): 
 
 /** Files under `root` matching `pattern`, ignore files honoured, newest first. */
 async function globFiles(pattern: string, root: string): Promise<GlobMatch[]> {
-  const [paths, rules] = await Promise.all([walk(pattern, { cwd: root, ignore: ignoreGlobs, dot: true, onlyFiles: true }), gitignores(root)])
+  const [paths, rules] = await Promise.all([
+    walk(pattern, { cwd: root, ignore: ignoreGlobs, dot: true, onlyFiles: true }),
+    gitignores(root),
+  ])
   const kept = paths.filter((p) => !isIgnored(p, rules))
-  const stats = await Promise.all(kept.map(async (path) => ({ path, mtimeMs: (await stat(join(root, path)).catch(() => undefined))?.mtimeMs ?? 0 })))
+  const stats = await Promise.all(
+    kept.map(async (path) => ({ path, mtimeMs: (await stat(join(root, path)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  )
   return stats.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path))
 }
 
 export interface FileSearchOptions {
-  /** true: always ripgrep (an error when it cannot start); false: always the built-in search; unset: ripgrep when it runs. */
+  /**
+   * true: always ripgrep (an error when it cannot start); false: always the built-in search;
+   * unset: ripgrep when it runs.
+   */
   ripgrep?: boolean
   /** The ripgrep program (default `rg`, looked up on PATH). */
   ripgrepCommand?: string
@@ -48,7 +73,12 @@ const probes = new Map<string, Promise<boolean>>()
 const ripgrepRuns = (command: string): Promise<boolean> => {
   let probe = probes.get(command)
   if (probe === undefined) {
-    probe = import('execa').then(({ execa }) => execa(command, ['--version'], { reject: false })).then((r) => r.exitCode === 0, () => false)
+    probe = import('execa')
+      .then(({ execa }) => execa(command, ['--version'], { reject: false }))
+      .then(
+        (r) => r.exitCode === 0,
+        () => false,
+      )
     probes.set(command, probe)
   }
   return probe
@@ -105,7 +135,10 @@ async function builtinSearch(options: GrepOptions): Promise<GrepResult> {
   const rootStat = await stat(options.root)
   const files = rootStat.isFile()
     ? [{ path: basename(options.root), full: options.root }]
-    : (await globFiles(options.glob ?? '**/*', options.root)).map((m) => ({ path: m.path, full: join(options.root, m.path) }))
+    : (await globFiles(options.glob ?? '**/*', options.root)).map((m) => ({
+        path: m.path,
+        full: join(options.root, m.path),
+      }))
   const hits: Hit[] = []
   for (const file of files) {
     const bytes = await readFile(file.full).catch(() => undefined)
@@ -117,7 +150,8 @@ async function builtinSearch(options: GrepOptions): Promise<GrepResult> {
     lines.forEach((text, i) => {
       if (!regex.test(text)) return
       matched.add(i)
-      for (let j = Math.max(0, i - options.context); j <= Math.min(lines.length - 1, i + options.context); j++) keep.add(j)
+      for (let j = Math.max(0, i - options.context); j <= Math.min(lines.length - 1, i + options.context); j++)
+        keep.add(j)
     })
     for (const i of keep) hits.push({ path: file.path, line: i + 1, text: lines[i] ?? '', match: matched.has(i) })
   }
@@ -125,7 +159,13 @@ async function builtinSearch(options: GrepOptions): Promise<GrepResult> {
 }
 
 async function ripgrepSearch(command: string, options: GrepOptions): Promise<GrepResult> {
-  const args = ['--json', '--no-config', '--hidden', '--no-require-git', ...ALWAYS_IGNORED.flatMap((d) => ['--glob', `!${d}`])]
+  const args = [
+    '--json',
+    '--no-config',
+    '--hidden',
+    '--no-require-git',
+    ...ALWAYS_IGNORED.flatMap((d) => ['--glob', `!${d}`]),
+  ]
   if (options.ignoreCase) args.push('--ignore-case')
   if (options.context > 0) args.push('--context', String(options.context))
   if (options.glob !== undefined) args.push('--glob', options.glob)
@@ -133,13 +173,17 @@ async function ripgrepSearch(command: string, options: GrepOptions): Promise<Gre
   const { execa } = await import('execa')
   const result = await execa(command, args, { reject: false, maxBuffer: 256 * 1024 * 1024 })
   // A failed start has no exit code: that is not "no matches" (exit 1).
-  if (result.exitCode === undefined) throw new Error(`ripgrep (${command}) could not start: ${result.shortMessage ?? result.message}`)
+  if (result.exitCode === undefined)
+    throw new Error(`ripgrep (${command}) could not start: ${result.shortMessage ?? result.message}`)
   if (result.exitCode === 2) throw new Error(result.stderr.trim() || 'ripgrep failed')
   const rootIsFile = (await stat(options.root)).isFile()
   const hits: Hit[] = []
   for (const line of result.stdout.split('\n')) {
     if (line === '') continue
-    const event = JSON.parse(line) as { type: string; data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } } }
+    const event = JSON.parse(line) as {
+      type: string
+      data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } }
+    }
     if (event.type !== 'match' && event.type !== 'context') continue
     const full = event.data?.path?.text ?? ''
     const path = rootIsFile ? basename(full) : relative(options.root, full).split('\\').join('/')

@@ -13,9 +13,19 @@ export interface HookProcessResult {
 
 export const HOOK_OUTPUT_LIMIT = 1024 * 1024
 
-export async function runHookProcess(command: string, options: { cwd: string; stdin: string; timeoutMs: number; signal: AbortSignal }): Promise<HookProcessResult> {
+export async function runHookProcess(
+  command: string,
+  options: { cwd: string; stdin: string; timeoutMs: number; signal: AbortSignal },
+): Promise<HookProcessResult> {
   // An already-aborted signal never fires 'abort': do not start a hook nobody will wait for.
-  if (options.signal.aborted) return { exitCode: null, stdout: '', stderr: '', timedOut: false, problem: 'the turn was interrupted before the hook ran' }
+  if (options.signal.aborted)
+    return {
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      problem: 'the turn was interrupted before the hook ran',
+    }
   const { execa } = await import('execa')
   const child = execa('bash', ['-c', command], {
     cwd: options.cwd,
@@ -47,7 +57,12 @@ export async function runHookProcess(command: string, options: { cwd: string; st
       : result.failed && result.exitCode === undefined && !timedOut && !options.signal.aborted
         ? (result.shortMessage ?? 'it could not be started')
         : undefined
-    const base = { exitCode: result.exitCode ?? null, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? ''), timedOut }
+    const base = {
+      exitCode: result.exitCode ?? null,
+      stdout: String(result.stdout ?? ''),
+      stderr: String(result.stderr ?? ''),
+      timedOut,
+    }
     return problem === undefined ? base : { ...base, problem }
   } finally {
     clearTimeout(timer)

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
 import type { ResultStore } from '../ports/index.js'
@@ -31,5 +32,14 @@ export function createDirectoryResultStore(dir: string): ResultStore {
       await writeFile(path, content, { mode: 0o644 })
       return path
     },
+  }
+}
+
+/** The text a result store saved, for replay to rebuild a preview; undefined when it is gone. */
+export function readSavedResult(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
   }
 }

@@ -15,16 +15,24 @@ import { standIns } from './stand-ins.js'
 
 type Out = (line: string) => void
 
-export async function replayCommand(events: readonly KernelEvent[], options: { tools?: string | undefined; quiet: boolean }, out: Out): Promise<number> {
+export async function replayCommand(
+  events: readonly KernelEvent[],
+  options: { tools?: string | undefined; quiet: boolean },
+  out: Out,
+): Promise<number> {
   if (!options.quiet) {
     out('Timeline (ms since each turn started):')
-    for (const row of projectTimeline(events)) out(`  ${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`)
+    for (const row of projectTimeline(events))
+      out(`  ${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`)
     out('\nProjected messages:')
     out(JSON.stringify(projectMessages(events), null, 2))
   }
   const known = options.tools === undefined ? [...builtinTools] : await loadTools(options.tools)
   const stand = standIns(events, known)
-  if (stand.length > 0) out(`\n(${stand.map((t) => t.name).join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`)
+  if (stand.length > 0)
+    out(
+      `\n(${stand.map((t) => t.name).join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`,
+    )
   const result = await replay(events, { tools: [...known, ...stand] })
   if (result.ok) {
     out(`\nDeterminism check: ok — ${result.turns} turn(s) re-executed, every decision the same.`)
@@ -53,13 +61,17 @@ export function inspectCommand(events: readonly KernelEvent[], at: number, out: 
   out(`After event ${at}${event !== undefined ? ` (${event.type})` : ''}:`)
   const states = callStatesAt(events, at)
   if (states.length === 0) out('  no tool calls yet')
-  for (const s of states) out(`  ${s.toolUseId.padEnd(20)} ${s.tool.padEnd(10)} ${s.state.padEnd(24)} last: ${s.lastEvent}`)
+  for (const s of states)
+    out(`  ${s.toolUseId.padEnd(20)} ${s.tool.padEnd(10)} ${s.state.padEnd(24)} last: ${s.lastEvent}`)
   return 0
 }
 
 export function statsCommand(events: readonly KernelEvent[], out: Out): number {
   const stats = projectStats(events)
-  const fmt = (record: Record<string, number>) => Object.entries(record).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'
+  const fmt = (record: Record<string, number>) =>
+    Object.entries(record)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none'
   const summary = (values: number[]) => {
     if (values.length === 0) return 'n/a'
     const sorted = [...values].sort((a, b) => a - b)
@@ -75,9 +87,15 @@ export function statsCommand(events: readonly KernelEvent[], out: Out): number {
   return 0
 }
 
-export function timelineCommand(events: readonly KernelEvent[], htmlPath: string | undefined, source: string, out: Out): number {
+export function timelineCommand(
+  events: readonly KernelEvent[],
+  htmlPath: string | undefined,
+  source: string,
+  out: Out,
+): number {
   if (htmlPath === undefined) {
-    for (const row of projectTimeline(events)) out(`${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`)
+    for (const row of projectTimeline(events))
+      out(`${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`)
     return 0
   }
   writeFileSync(htmlPath, timelineHtml(events, `toolkernel timeline — ${source}`))

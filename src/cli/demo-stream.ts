@@ -10,7 +10,12 @@ import { parseSSE } from '../intake/sse.js'
 const EVENT_GAP_MS = 25
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export async function streamDemo(kernel: Kernel, root: string, streamFile: string, out: (line: string) => void): Promise<void> {
+export async function streamDemo(
+  kernel: Kernel,
+  root: string,
+  streamFile: string,
+  out: (line: string) => void,
+): Promise<void> {
   // The recording's paths point at /project; they are mapped onto the temporary copy.
   const body = readFileSync(streamFile, 'utf8').replaceAll('/project', JSON.stringify(root).slice(1, -1))
   const events = parseSSE(body)
@@ -37,13 +42,26 @@ export async function streamDemo(kernel: Kernel, root: string, streamFile: strin
   out('\n2. An interrupted turn: a slow command is running and a Write waits behind it; the user presses Esc:\n')
   const controller = new AbortController()
   const second = kernel.startTurn({ signal: controller.signal })
-  second.addToolUse({ id: 'toolu_i1_count', name: 'Bash', input: { command: 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "step $i"; sleep 0.1; done' } })
-  second.addToolUse({ id: 'toolu_i2_write', name: 'Write', input: { file_path: join(root, 'NOTES.md'), content: 'counted to ten\n' } })
+  second.addToolUse({
+    id: 'toolu_i1_count',
+    name: 'Bash',
+    input: { command: 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "step $i"; sleep 0.1; done' },
+  })
+  second.addToolUse({
+    id: 'toolu_i2_write',
+    name: 'Write',
+    input: { file_path: join(root, 'NOTES.md'), content: 'counted to ten\n' },
+  })
   second.end('tool_use')
   // The user presses Esc once the command has printed a few lines.
   let lines = 0
   for await (const update of second.updates()) {
-    if (update.type === 'progress' && update.toolUseId === 'toolu_i1_count' && (lines += String(update.data).split('\n').length - 1) >= 3) break
+    if (
+      update.type === 'progress' &&
+      update.toolUseId === 'toolu_i1_count' &&
+      (lines += String(update.data).split('\n').length - 1) >= 3
+    )
+      break
   }
   controller.abort('the user pressed Esc')
   const { message } = await second.result()

@@ -18,11 +18,14 @@ export function loadLog(path: string, options: { skipCorrupt: boolean; err: (lin
   if (size > 20 * 1024 * 1024) options.err(`reading ${path} (${(size / 1024 / 1024).toFixed(0)} MiB)…`)
   const parsed = parseJsonl(readFileSync(path, 'utf8'))
   if (parsed.events.length === 0 && parsed.corrupt.length > 0) {
-    throw new CliError(`${path} is not a toolkernel log: line ${parsed.corrupt[0]?.line}: ${parsed.corrupt[0]?.message}`)
+    throw new CliError(
+      `${path} is not a toolkernel log: line ${parsed.corrupt[0]?.line}: ${parsed.corrupt[0]?.message}`,
+    )
   }
   if (parsed.events.length === 0) throw new CliError(`${path} is empty: no events to read`)
   for (const bad of parsed.corrupt) {
-    if (!options.skipCorrupt) throw new CliError(`${path}:${bad.line}: ${bad.message} (use --skip-corrupt to go on without it)`)
+    if (!options.skipCorrupt)
+      throw new CliError(`${path}:${bad.line}: ${bad.message} (use --skip-corrupt to go on without it)`)
     options.err(`skipping ${path}:${bad.line}: ${bad.message}`)
   }
   if (parsed.torn) options.err(`${path}: the last line was cut off mid-write (a crash?) and is left out`)

@@ -22,11 +22,19 @@ commands:
   help                show this text
 `
 
-export async function main(argv: readonly string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out: (line: string) => void = console.log,
+  err: (line: string) => void = console.error,
+): Promise<number> {
   const [command, ...rest] = argv
   switch (command) {
     case 'demo': {
-      const parsed = parse(rest, { log: { type: 'string', default: '.toolkernel/demo.jsonl' }, stream: { type: 'boolean', default: false } }, err)
+      const parsed = parse(
+        rest,
+        { log: { type: 'string', default: '.toolkernel/demo.jsonl' }, stream: { type: 'boolean', default: false } },
+        err,
+      )
       if (parsed === undefined) return 2
       await runDemo({ logPath: String(parsed.log), out, stream: parsed.stream === true })
       return 0
@@ -48,7 +56,12 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   }
 }
 
-async function logCommand(command: string, args: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+async function logCommand(
+  command: string,
+  args: string[],
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof LOG_OPTIONS; allowPositionals: true; strict: true }>>
   try {
     parsed = parseArgs({ args, options: LOG_OPTIONS, allowPositionals: true, strict: true })

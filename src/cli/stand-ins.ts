@@ -23,7 +23,8 @@ export function standIns(events: readonly KernelEvent[], known: readonly Tool[])
     const key = `${call.name}\u0000${canonicalJson(call.input)}`
     if (e.type === 'tool.queued') safe.set(key, e.safe)
     if (e.type === 'tool.started') interrupt.set(call.name, e.interrupt)
-    if (e.type === 'tool.permitted' && e.source === 'tool') verdict.set(key, { behavior: e.behavior, message: e.reason ?? '' })
+    if (e.type === 'tool.permitted' && e.source === 'tool')
+      verdict.set(key, { behavior: e.behavior, message: e.reason ?? '' })
   }
   return [...parsed]
     .filter((name) => !have.has(name))
@@ -36,7 +37,9 @@ export function standIns(events: readonly KernelEvent[], known: readonly Tool[])
         interruptBehavior: () => interrupt.get(name) ?? 'block',
         checkPermissions: (input) => {
           const v = verdict.get(`${name}\u0000${canonicalJson(input)}`)
-          return v === undefined || v.behavior === 'allow' ? { behavior: 'allow' } : { behavior: v.behavior, message: v.message }
+          return v === undefined || v.behavior === 'allow'
+            ? { behavior: 'allow' }
+            : { behavior: v.behavior, message: v.message }
         },
         call: async () => undefined,
       }),

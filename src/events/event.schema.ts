@@ -31,12 +31,28 @@ export const ToolResultBlockSchema = z.object({
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
 
 /** A `tool_result` block; `is_error` is present only when true, as the API writes it. */
-export function toolResultBlock(toolUseId: string, content: ToolResultBlock['content'], isError: boolean): ToolResultBlock {
-  return isError ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true } : { type: 'tool_result', tool_use_id: toolUseId, content }
+export function toolResultBlock(
+  toolUseId: string,
+  content: ToolResultBlock['content'],
+  isError: boolean,
+): ToolResultBlock {
+  return isError
+    ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true }
+    : { type: 'tool_result', tool_use_id: toolUseId, content }
 }
 
 /** The nine steps of a tool call, in order. */
-export const STEPS = ['parse', 'validate', 'preHook', 'permission', 'call', 'budget', 'map', 'postHook', 'emit'] as const
+export const STEPS = [
+  'parse',
+  'validate',
+  'preHook',
+  'permission',
+  'call',
+  'budget',
+  'map',
+  'postHook',
+  'emit',
+] as const
 export type Step = (typeof STEPS)[number]
 const StepSchema = z.enum(STEPS)
 
@@ -91,7 +107,12 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     inputError: z.string().optional(),
   }),
   z.object({ ...toolEnvelope, type: z.literal('tool.queued'), safe: z.boolean(), reason: z.string().optional() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.dispatched'), batch: z.number().int().nonnegative(), running: z.number().int().nonnegative() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.dispatched'),
+    batch: z.number().int().nonnegative(),
+    running: z.number().int().nonnegative(),
+  }),
   z.object({
     ...toolEnvelope,
     type: z.literal('tool.parsed'),
@@ -130,7 +151,13 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     stopReason: z.string().optional(),
     error: z.string().optional(),
   }),
-  z.object({ ...toolEnvelope, type: z.literal('permission.requested'), tool: z.string(), reason: z.string(), suggestions: z.array(z.string()) }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('permission.requested'),
+    tool: z.string(),
+    reason: z.string(),
+    suggestions: z.array(z.string()),
+  }),
   z.object({
     ...toolEnvelope,
     type: z.literal('permission.granted'),
@@ -151,12 +178,28 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({ ...toolEnvelope, type: z.literal('tool.progress'), data: z.unknown() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.completed'), output: z.unknown() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.errored'), message: z.string() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.budgeted'), path: z.string(), chars: z.number().int().nonnegative() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.rejected'), step: StepSchema, code: FailureCodeSchema, message: z.string() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.budgeted'),
+    path: z.string(),
+    chars: z.number().int().nonnegative(),
+  }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.rejected'),
+    step: StepSchema,
+    code: FailureCodeSchema,
+    message: z.string(),
+  }),
   z.object({ ...toolEnvelope, type: z.literal('tool.cancelled'), step: StepSchema, reason: z.string() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.mapped'), isError: z.boolean() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.cascaded'), siblings: z.array(z.string()) }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.result'), outcome: z.enum(['success', 'error', 'cancelled']), block: ToolResultBlockSchema }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.result'),
+    outcome: z.enum(['success', 'error', 'cancelled']),
+    block: ToolResultBlockSchema,
+  }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

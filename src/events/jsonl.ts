@@ -61,7 +61,8 @@ export function upgrade(json: unknown): unknown {
   let event = json as Record<string, unknown>
   const version = event.v
   if (typeof version !== 'number') return json
-  if (version > EVENT_VERSION) return `written by a newer toolkernel (event version ${version}; this one reads up to ${EVENT_VERSION})`
+  if (version > EVENT_VERSION)
+    return `written by a newer toolkernel (event version ${version}; this one reads up to ${EVENT_VERSION})`
   for (let v = version; v < EVENT_VERSION; v++) {
     const step = UPGRADES[v]
     if (step === undefined) return `event version ${v} has no upgrade path to ${EVENT_VERSION}`

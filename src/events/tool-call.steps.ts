@@ -25,9 +25,27 @@ export interface StepRow {
 }
 
 export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
-  parse: { closedBy: 'tool.parsed', waits: false, failure: 'tool.rejected', afterCall: false, doing: 'finding the tool' },
-  validate: { closedBy: 'tool.validated', waits: true, failure: 'tool.rejected', afterCall: false, doing: 'validating' },
-  preHook: { closedBy: 'tool.hooked', waits: true, failure: 'tool.rejected', afterCall: false, doing: 'running pre-hooks' },
+  parse: {
+    closedBy: 'tool.parsed',
+    waits: false,
+    failure: 'tool.rejected',
+    afterCall: false,
+    doing: 'finding the tool',
+  },
+  validate: {
+    closedBy: 'tool.validated',
+    waits: true,
+    failure: 'tool.rejected',
+    afterCall: false,
+    doing: 'validating',
+  },
+  preHook: {
+    closedBy: 'tool.hooked',
+    waits: true,
+    failure: 'tool.rejected',
+    afterCall: false,
+    doing: 'running pre-hooks',
+  },
   permission: {
     closedBy: 'tool.permitted',
     waits: true,
@@ -36,7 +54,13 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     doing: 'checking permission',
   },
   call: { closedBy: 'tool.completed', waits: true, failure: 'tool.errored', afterCall: true, doing: 'running' },
-  budget: { closedBy: 'tool.budgeted', waits: false, failure: 'none', afterCall: true, doing: 'saving oversize output' },
+  budget: {
+    closedBy: 'tool.budgeted',
+    waits: false,
+    failure: 'none',
+    afterCall: true,
+    doing: 'saving oversize output',
+  },
   map: { closedBy: 'tool.mapped', waits: false, failure: 'tool.mapped', afterCall: true, doing: 'mapping the result' },
   postHook: { closedBy: 'tool.hooked', waits: false, failure: 'none', afterCall: true, doing: 'running post-hooks' },
   emit: { closedBy: 'tool.result', waits: false, failure: 'none', afterCall: true, doing: 'done' },

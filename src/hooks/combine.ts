@@ -37,7 +37,8 @@ export interface CombinedHooks {
 export function combineHookResults(results: readonly HookResult[], phase: 'pre' | 'post'): CombinedHooks {
   const ordered = [...results].sort((a, b) => a.order - b.order)
   const blocking = ordered.filter((r) => r.outcome === 'block' || r.decision === 'deny' || r.stopReason !== undefined)
-  const reasons = (list: readonly HookResult[]) => list.map((r) => r.stopReason ?? r.reason ?? `${r.label} gave no reason`).join('; ')
+  const reasons = (list: readonly HookResult[]) =>
+    list.map((r) => r.stopReason ?? r.reason ?? `${r.label} gave no reason`).join('; ')
   const context = ordered.map((r) => r.additionalContext).filter((c): c is string => c !== undefined && c !== '')
   const combined: CombinedHooks = {
     outcome: 'continue',

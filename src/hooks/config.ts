@@ -46,7 +46,10 @@ export const HookOutputSchema = z.looseObject({
 /** What a hook may answer: the JSON object on a command hook's stdout, or an in-process hook's return value. */
 export type HookOutput = z.input<typeof HookOutputSchema>
 
-export type HookFunction = (input: HookInput, options: { signal: AbortSignal }) => HookOutput | void | Promise<HookOutput | void>
+export type HookFunction = (
+  input: HookInput,
+  options: { signal: AbortSignal },
+) => HookOutput | void | Promise<HookOutput | void>
 
 const CommandHook = z.strictObject({
   type: z.literal('command'),
@@ -90,7 +93,9 @@ export function compileMatcher(matcher: string | undefined): (toolName: string) 
   try {
     regex = new RegExp(`^(?:${matcher})$`)
   } catch (error) {
-    throw new Error(`hook matcher ${JSON.stringify(matcher)} is not a valid regular expression: ${(error as Error).message}`)
+    throw new Error(
+      `hook matcher ${JSON.stringify(matcher)} is not a valid regular expression: ${(error as Error).message}`,
+    )
   }
   return (name) => regex.test(name)
 }

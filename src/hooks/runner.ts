@@ -10,7 +10,17 @@ import type { HookOutcome, HookRequest, HookRunner } from './hook-runner.js'
 import { runHookProcess, type HookProcessResult } from '../adapters/hook-process.js'
 import { describeError } from '../tools/result-text.js'
 import { combineHookResults, type HookResult } from './combine.js'
-import { compileMatcher, DEFAULT_HOOK_TIMEOUT_SECONDS, HookOutputSchema, HooksConfigSchema, type HookEntry, type HookEventName, type HookInput, type HookOutput, type HooksConfig } from './config.js'
+import {
+  compileMatcher,
+  DEFAULT_HOOK_TIMEOUT_SECONDS,
+  HookOutputSchema,
+  HooksConfigSchema,
+  type HookEntry,
+  type HookEventName,
+  type HookInput,
+  type HookOutput,
+  type HooksConfig,
+} from './config.js'
 import { z } from 'zod'
 
 export interface HookRunnerOptions {
@@ -40,13 +50,20 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
   const parsed = HooksConfigSchema.safeParse(config ?? {})
   if (!parsed.success) throw new Error(`hooks configuration: ${z.prettifyError(parsed.error)}`)
   const compiled = new Map<HookEventName, CompiledHook[]>()
-  for (const [event, groups] of Object.entries(parsed.data) as Array<[HookEventName, NonNullable<(typeof parsed.data)[HookEventName]>]>) {
+  for (const [event, groups] of Object.entries(parsed.data) as Array<
+    [HookEventName, NonNullable<(typeof parsed.data)[HookEventName]>]
+  >) {
     let order = 0
     compiled.set(
       event,
       groups.flatMap((group, g) => {
         const matches = compileMatcher(group.matcher)
-        return group.hooks.map((entry, h) => ({ entry, matches, order: order++, label: `${event}[${g}].hooks[${h}] (${entry.type === 'command' ? entry.command : (entry.name ?? 'function')})` }))
+        return group.hooks.map((entry, h) => ({
+          entry,
+          matches,
+          order: order++,
+          label: `${event}[${g}].hooks[${h}] (${entry.type === 'command' ? entry.command : (entry.name ?? 'function')})`,
+        }))
       }),
     )
   }
@@ -58,9 +75,13 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
   const runProcess = options.runProcess ?? runHookProcess
 
   return {
-    has: (phase, tool) => (phase === 'pre' ? matching('PreToolUse', tool.name).length > 0 : matching('PostToolUse', tool.name).length > 0 || matching('PostToolUseFailure', tool.name).length > 0),
+    has: (phase, tool) =>
+      phase === 'pre'
+        ? matching('PreToolUse', tool.name).length > 0
+        : matching('PostToolUse', tool.name).length > 0 || matching('PostToolUseFailure', tool.name).length > 0,
     async run(request, signal): Promise<HookOutcome> {
-      const event: HookEventName = request.phase === 'pre' ? 'PreToolUse' : request.error === undefined ? 'PostToolUse' : 'PostToolUseFailure'
+      const event: HookEventName =
+        request.phase === 'pre' ? 'PreToolUse' : request.error === undefined ? 'PostToolUse' : 'PostToolUseFailure'
       const input = hookInput(event, request, options)
       const hooks = matching(event, request.tool.name)
       const results = await Promise.all(hooks.map((hook) => runOne(hook, input, signal, options.cwd, runProcess)))
@@ -88,17 +109,29 @@ function hookInput(event: HookEventName, request: HookRequest, options: HookRunn
   return input
 }
 
-async function runOne(hook: CompiledHook, input: HookInput, signal: AbortSignal, cwd: string, runProcess: typeof runHookProcess): Promise<HookResult> {
+async function runOne(
+  hook: CompiledHook,
+  input: HookInput,
+  signal: AbortSignal,
+  cwd: string,
+  runProcess: typeof runHookProcess,
+): Promise<HookResult> {
   const base = { label: hook.label, order: hook.order }
   const timeoutMs = (hook.entry.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS) * 1000
-  if (hook.entry.type === 'function') return { ...base, ...(await runFunction(hook.entry.fn, input, signal, timeoutMs)) }
+  if (hook.entry.type === 'function')
+    return { ...base, ...(await runFunction(hook.entry.fn, input, signal, timeoutMs)) }
   const result = await runProcess(hook.entry.command, { cwd, stdin: JSON.stringify(input), timeoutMs, signal })
   return { ...base, ...readProcess(result, timeoutMs) }
 }
 
 type Reading = Omit<HookResult, 'label' | 'order'>
 
-async function runFunction(fn: (input: HookInput, options: { signal: AbortSignal }) => unknown, input: HookInput, signal: AbortSignal, timeoutMs: number): Promise<Reading> {
+async function runFunction(
+  fn: (input: HookInput, options: { signal: AbortSignal }) => unknown,
+  input: HookInput,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Reading> {
   let timer: NodeJS.Timeout | undefined
   try {
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))
@@ -114,7 +147,12 @@ async function runFunction(fn: (input: HookInput, options: { signal: AbortSignal
 }
 
 function readProcess(result: HookProcessResult, timeoutMs: number): Reading {
-  if (result.timedOut) return { outcome: 'error', exitCode: result.exitCode, error: `timed out after ${timeoutMs / 1000} s; it and every process it started were killed` }
+  if (result.timedOut)
+    return {
+      outcome: 'error',
+      exitCode: result.exitCode,
+      error: `timed out after ${timeoutMs / 1000} s; it and every process it started were killed`,
+    }
   if (result.problem !== undefined) return { outcome: 'error', exitCode: result.exitCode, error: result.problem }
   const stdout = result.stdout.trim()
   let jsonNote: string | undefined
@@ -128,18 +166,32 @@ function readProcess(result: HookProcessResult, timeoutMs: number): Reading {
     // Valid JSON on stdout wins over the exit code.
     if (jsonNote === undefined) return { ...readJson(json), exitCode: result.exitCode }
   }
-  const withNote = (r: Reading): Reading => (jsonNote === undefined ? r : { ...r, error: r.error === undefined ? jsonNote : `${r.error}; ${jsonNote}` })
+  const withNote = (r: Reading): Reading =>
+    jsonNote === undefined ? r : { ...r, error: r.error === undefined ? jsonNote : `${r.error}; ${jsonNote}` }
   const exitCode = result.exitCode
   if (exitCode === 0) return withNote({ outcome: 'continue', exitCode })
-  if (exitCode === 2) return withNote({ outcome: 'block', exitCode, reason: result.stderr.trim() || 'a hook blocked this call (exit code 2) without saying why' })
+  if (exitCode === 2)
+    return withNote({
+      outcome: 'block',
+      exitCode,
+      reason: result.stderr.trim() || 'a hook blocked this call (exit code 2) without saying why',
+    })
   const stderr = result.stderr.trim()
-  return withNote({ outcome: 'error', exitCode, error: `exited with code ${exitCode ?? 'none'}${stderr === '' ? '' : `: ${stderr.slice(0, 2000)}`}` })
+  return withNote({
+    outcome: 'error',
+    exitCode,
+    error: `exited with code ${exitCode ?? 'none'}${stderr === '' ? '' : `: ${stderr.slice(0, 2000)}`}`,
+  })
 }
 
 /** A hook's JSON answer (command stdout, or an in-process hook's return value). */
 function readJson(json: unknown): Reading {
   const parsed = HookOutputSchema.safeParse(json)
-  if (!parsed.success) return { outcome: 'error', error: `its JSON answer has wrongly typed fields: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}` }
+  if (!parsed.success)
+    return {
+      outcome: 'error',
+      error: `its JSON answer has wrongly typed fields: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`,
+    }
   const data: HookOutput = parsed.data
   const specific = data.hookSpecificOutput
   const legacy = data.decision === 'block' ? 'deny' : data.decision === 'approve' ? 'allow' : undefined
@@ -169,7 +221,15 @@ function finishedEvent(request: HookRequest, result: HookResult): KernelEventInp
     outcome: result.outcome,
   }
   if (result.exitCode !== undefined) event.exitCode = result.exitCode
-  for (const key of ['decision', 'reason', 'updatedInput', 'additionalContext', 'systemMessage', 'stopReason', 'error'] as const) {
+  for (const key of [
+    'decision',
+    'reason',
+    'updatedInput',
+    'additionalContext',
+    'systemMessage',
+    'stopReason',
+    'error',
+  ] as const) {
     if (result[key] !== undefined) (event as Record<string, unknown>)[key] = result[key]
   }
   return event

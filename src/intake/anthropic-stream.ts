@@ -15,16 +15,40 @@ const StreamEventSchema = z.discriminatedUnion('type', [
   z.looseObject({
     type: z.literal('content_block_start'),
     index: Index,
-    content_block: z.looseObject({ type: z.string(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() }),
+    content_block: z.looseObject({
+      type: z.string(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      input: z.unknown().optional(),
+    }),
   }),
-  z.looseObject({ type: z.literal('content_block_delta'), index: Index, delta: z.looseObject({ type: z.string(), partial_json: z.string().optional() }) }),
+  z.looseObject({
+    type: z.literal('content_block_delta'),
+    index: Index,
+    delta: z.looseObject({ type: z.string(), partial_json: z.string().optional() }),
+  }),
   z.looseObject({ type: z.literal('content_block_stop'), index: Index }),
-  z.looseObject({ type: z.literal('message_delta'), delta: z.looseObject({ stop_reason: z.string().nullable().optional() }) }),
+  z.looseObject({
+    type: z.literal('message_delta'),
+    delta: z.looseObject({ stop_reason: z.string().nullable().optional() }),
+  }),
   z.looseObject({ type: z.literal('message_stop') }),
   z.looseObject({ type: z.literal('ping') }),
-  z.looseObject({ type: z.literal('error'), error: z.looseObject({ type: z.string().optional(), message: z.string().optional() }) }),
+  z.looseObject({
+    type: z.literal('error'),
+    error: z.looseObject({ type: z.string().optional(), message: z.string().optional() }),
+  }),
 ])
-const KNOWN = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'])
+const KNOWN = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+  'ping',
+  'error',
+])
 
 interface OpenBlock {
   id: string
@@ -42,7 +66,8 @@ export class AnthropicStreamIntake extends StreamIntake {
   /** Takes one raw stream event. Unknown event types are ignored (the API may add some). */
   push(raw: unknown): void {
     const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined
-    if (typeof type !== 'string') throw new TypeError(`push expects an Anthropic stream event with a string "type", got ${describe(raw)}`)
+    if (typeof type !== 'string')
+      throw new TypeError(`push expects an Anthropic stream event with a string "type", got ${describe(raw)}`)
     if (!KNOWN.has(type)) return
     const parsed = StreamEventSchema.safeParse(raw)
     if (!parsed.success) throw new TypeError(`malformed ${type} event: ${z.prettifyError(parsed.error)}`)
@@ -54,7 +79,8 @@ export class AnthropicStreamIntake extends StreamIntake {
         return
       case 'content_block_delta': {
         const block = this.#open.get(event.index)
-        if (block !== undefined && event.delta.type === 'input_json_delta') block.fragments.push(event.delta.partial_json ?? '')
+        if (block !== undefined && event.delta.type === 'input_json_delta')
+          block.fragments.push(event.delta.partial_json ?? '')
         return
       }
       case 'content_block_stop': {
@@ -71,31 +97,48 @@ export class AnthropicStreamIntake extends StreamIntake {
         this.end(this.#stopReason)
         return
       case 'error':
-        this.end('error', `the stream failed: ${event.error.type ?? 'error'}${event.error.message !== undefined ? ` (${event.error.message})` : ''}`)
+        this.end(
+          'error',
+          `the stream failed: ${event.error.type ?? 'error'}${event.error.message !== undefined ? ` (${event.error.message})` : ''}`,
+        )
         return
       default:
         return
     }
   }
 
-
   /** Hands on the blocks still open as cut off, and takes no more events. */
   override close(stopReason: string | null, detail?: string): void {
     this.ended = true
     for (const block of [...this.#open.values()].sort((a, b) => a.ordinal - b.ordinal)) {
-      this.sink.toolUse({ id: block.id, name: block.name, index: block.ordinal, input: block.fragments.join(''), inputError: cutOff(stopReason, detail) })
+      this.sink.toolUse({
+        id: block.id,
+        name: block.name,
+        index: block.ordinal,
+        input: block.fragments.join(''),
+        inputError: cutOff(stopReason, detail),
+      })
     }
     this.#open.clear()
   }
 
-  #start(index: number, block: { type: string; id?: string | undefined; name?: string | undefined; input?: unknown }): void {
+  #start(
+    index: number,
+    block: { type: string; id?: string | undefined; name?: string | undefined; input?: unknown },
+  ): void {
     // Text, thinking and server_tool_use blocks (run by the API itself) are not ours to run.
     if (block.type !== 'tool_use') return
     if (block.id === undefined || block.id === '' || block.name === undefined) {
       throw new TypeError(`content_block_start at index ${index}: a tool_use block needs an id and a name`)
     }
     if (this.#open.has(index)) throw new TypeError(`content_block_start at index ${index}: that block is already open`)
-    this.#open.set(index, { id: block.id, name: block.name, ordinal: this.#ordinal++, fragments: [], initial: block.input })
+    this.#open.set(index, {
+      id: block.id,
+      name: block.name,
+      ordinal: this.#ordinal++,
+      fragments: [],
+      initial: block.input,
+    })
   }
 }
 

@@ -56,14 +56,18 @@ export function toolUsesOf(message: unknown): MessageCalls {
 
 function anthropicCalls(message: unknown): MessageCalls {
   const parsed = AssistantMessageSchema.safeParse(message)
-  if (!parsed.success) throw new TypeError(`runTurn expects an assistant message { role: 'assistant', content: [...] }: ${z.prettifyError(parsed.error)}`)
+  if (!parsed.success)
+    throw new TypeError(
+      `runTurn expects an assistant message { role: 'assistant', content: [...] }: ${z.prettifyError(parsed.error)}`,
+    )
   const { content, stop_reason: stopReason } = parsed.data
   const uses: IncomingToolUse[] = []
   if (typeof content !== 'string') {
     content.forEach((block, i) => {
       if (block.type !== 'tool_use') return
       const use = ToolUseSchema.safeParse(block)
-      if (!use.success) throw new TypeError(`content[${i}] is a tool_use block the kernel cannot answer: ${z.prettifyError(use.error)}`)
+      if (!use.success)
+        throw new TypeError(`content[${i}] is a tool_use block the kernel cannot answer: ${z.prettifyError(use.error)}`)
       uses.push({ id: use.data.id, name: use.data.name, input: use.data.input, index: uses.length })
     })
   }

@@ -17,7 +17,10 @@ export function parseToolInput(text: string): ParsedInput {
   } catch (error) {
     const message = (error as Error).message
     const cutOff = endsOpen(text) && failsAtEnd(message, text)
-    return { input: text, inputError: cutOff ? `it was cut off after ${text.length} characters, before the JSON was complete` : message }
+    return {
+      input: text,
+      inputError: cutOff ? `it was cut off after ${text.length} characters, before the JSON was complete` : message,
+    }
   }
 }
 

@@ -24,7 +24,13 @@ const ChunkSchema = z.looseObject({
   ),
 })
 
-const STOP_REASONS: Record<string, string> = { tool_calls: 'tool_use', function_call: 'tool_use', stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal' }
+const STOP_REASONS: Record<string, string> = {
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  stop: 'end_turn',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+}
 
 /** The Anthropic stop reason for an OpenAI `finish_reason`. */
 export function stopReasonOf(finishReason: string): string {
@@ -54,9 +60,9 @@ export class OpenAIStreamIntake extends StreamIntake {
     const choice = parsed.data.choices.find((c) => (c.index ?? 0) === 0)
     if (choice === undefined) return
     for (const delta of choice.delta?.tool_calls ?? []) this.#delta(delta)
-    if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.end(stopReasonOf(choice.finish_reason))
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null)
+      this.end(stopReasonOf(choice.finish_reason))
   }
-
 
   /** Hands on the calls still open (complete if their JSON is, cut off otherwise), and takes no more chunks. */
   override close(stopReason: string | null, detail?: string): void {
@@ -71,7 +77,8 @@ export class OpenAIStreamIntake extends StreamIntake {
         throw new TypeError(`tool_calls[${delta.index}]: the first delta of a call needs an id and function.name`)
       }
       // A new call begins: every earlier one is complete.
-      for (const index of [...this.#calls.keys()].sort((a, b) => a - b)) if (index < delta.index) this.#complete(index, 'tool_use')
+      for (const index of [...this.#calls.keys()].sort((a, b) => a - b))
+        if (index < delta.index) this.#complete(index, 'tool_use')
       call = { id: delta.id, name: delta.function.name, ordinal: this.#ordinal++, fragments: [] }
       this.#calls.set(delta.index, call)
     }
@@ -92,7 +99,13 @@ export class OpenAIStreamIntake extends StreamIntake {
 const AssistantSchema = z.looseObject({
   role: z.literal('assistant'),
   tool_calls: z
-    .array(z.looseObject({ id: z.string().min(1), type: z.literal('function').optional(), function: z.looseObject({ name: z.string(), arguments: z.string() }) }))
+    .array(
+      z.looseObject({
+        id: z.string().min(1),
+        type: z.literal('function').optional(),
+        function: z.looseObject({ name: z.string(), arguments: z.string() }),
+      }),
+    )
     .nullable()
     .optional(),
   finish_reason: z.string().optional(),
@@ -108,6 +121,12 @@ export function isOpenAIMessage(message: unknown): boolean {
 /** The tool calls of an OpenAI assistant message, with `arguments` parsed. */
 export function openAIToolUses(message: unknown): IncomingToolUse[] {
   const parsed = AssistantSchema.safeParse(message)
-  if (!parsed.success) throw new TypeError(`runTurn expects an OpenAI assistant message with tool_calls: ${z.prettifyError(parsed.error)}`)
-  return (parsed.data.tool_calls ?? []).map((call, index) => ({ id: call.id, name: call.function.name, index, ...parseToolInput(call.function.arguments) }))
+  if (!parsed.success)
+    throw new TypeError(`runTurn expects an OpenAI assistant message with tool_calls: ${z.prettifyError(parsed.error)}`)
+  return (parsed.data.tool_calls ?? []).map((call, index) => ({
+    id: call.id,
+    name: call.function.name,
+    index,
+    ...parseToolInput(call.function.arguments),
+  }))
 }

@@ -26,7 +26,8 @@ const missing = (name: string) => (): never => {
  * recorder, which runs on exit — before the transition's assign.
  */
 export function failureOfEvent(event: ToolCallEvent, step: Step): Failure | null {
-  if (event.type === 'abort') return { step, code: step === 'call' ? 'interrupted' : 'cancelled', message: event.reason }
+  if (event.type === 'abort')
+    return { step, code: step === 'call' ? 'interrupted' : 'cancelled', message: event.reason }
   return 'failure' in event && event.failure !== undefined ? event.failure : null
 }
 
@@ -54,18 +55,23 @@ export const toolCallMachine = setup({
     runPostHooks: missing('runPostHooks'),
     recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
     recordStart: missing('recordStart'),
-    assignFailure: assign(({ event, context }, params: { step: Step }) => ({ failure: failureOfEvent(event, params.step) ?? context.failure })),
+    assignFailure: assign(({ event, context }, params: { step: Step }) => ({
+      failure: failureOfEvent(event, params.step) ?? context.failure,
+    })),
   },
   guards: {
     failed: ({ context }) => context.failure !== null,
     eventFailed: ({ event }) => 'failure' in event && event.failure !== undefined,
-    interruptible: ({ context, event }) => context.interrupt === 'cancel' || (event.type === 'abort' && event.force === true),
+    interruptible: ({ context, event }) =>
+      context.interrupt === 'cancel' || (event.type === 'abort' && event.force === true),
     cancelledOutcome: ({ context }) => context.failure?.code === 'cancelled' || context.failure?.code === 'interrupted',
     hasCustomValidation: ({ context }) => context.steps.customValidation,
     hasPreHooks: ({ context }) => context.steps.preHooks,
     // Post-hooks follow a call that ran (PostToolUse) or failed while running (PostToolUseFailure),
     // not one that never started.
-    hasPostHooks: ({ context }) => context.steps.postHooks && (context.failure === null || context.failure.step === 'call' || context.failure.step === 'map'),
+    hasPostHooks: ({ context }) =>
+      context.steps.postHooks &&
+      (context.failure === null || context.failure.step === 'call' || context.failure.step === 'map'),
     overBudget: ({ event }) => event.type === 'call.done' && event.overBudget,
   },
 }).createMachine({

@@ -22,13 +22,18 @@ export interface Grant {
 
 /** A stable fingerprint of a call: the tool name and its input as JSON with sorted keys. */
 export function fingerprint(tool: string, input: unknown): string {
-  return createHash('sha256').update(`${tool}\u0000${canonicalJson(input)}`).digest('hex').slice(0, 32)
+  return createHash('sha256')
+    .update(`${tool}\u0000${canonicalJson(input)}`)
+    .digest('hex')
+    .slice(0, 32)
 }
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
 }
 

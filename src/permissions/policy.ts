@@ -7,7 +7,7 @@ import type { PermissionDecision } from '../machines/tool-call.types.js'
 import { allowByDefault } from '../tools/build-tool.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
 import { describeError } from '../tools/result-text.js'
-import { fingerprint, Grants, type GrantScope } from './grants.js'
+import { fingerprint, type Grants, type GrantScope } from './grants.js'
 import { guarded } from '../util/guarded.js'
 import { matchRules, pathOf, suggestRules, type RuleSet } from './ruleset.js'
 import { insideOf } from './rules.js'
@@ -29,9 +29,13 @@ export interface PermissionRequest {
  * The app's answer: allow once (optionally with edited input, validated again), allow for the
  * session with `grant`, or deny with a message for the model.
  */
-export type PermissionAnswer = { behavior: 'allow'; updatedInput?: unknown; grant?: GrantScope } | { behavior: 'deny'; message: string }
+export type PermissionAnswer =
+  { behavior: 'allow'; updatedInput?: unknown; grant?: GrantScope } | { behavior: 'deny'; message: string }
 
-export type CanUseTool = (request: PermissionRequest, options: { signal: AbortSignal }) => PermissionAnswer | Promise<PermissionAnswer>
+export type CanUseTool = (
+  request: PermissionRequest,
+  options: { signal: AbortSignal },
+) => PermissionAnswer | Promise<PermissionAnswer>
 
 export interface PermissionVerdict extends PermissionDecision {
   /** Input replaced by the tool or the app; validated again before the call. */
@@ -45,7 +49,12 @@ export interface HookSay {
 }
 
 export interface PermissionPolicy {
-  decide(tool: Tool, input: unknown, context: ToolContext, hook?: HookSay): Promise<PermissionVerdict> | PermissionVerdict
+  decide(
+    tool: Tool,
+    input: unknown,
+    context: ToolContext,
+    hook?: HookSay,
+  ): Promise<PermissionVerdict> | PermissionVerdict
   /**
    * What `decide` will say, when that is known without running anything: early start (while the
    * model is still streaming) is only for calls that will not stop to ask. 'unknown' waits.
@@ -67,47 +76,89 @@ type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask' }
 export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy {
   const { rules, mode, cwd, grants } = options
   // checkPermissions in preview runs without a live call: no signal fires, no progress goes anywhere.
-  const previewContext: ToolContext = { signal: new AbortController().signal, cwd, turnId: '', toolUseId: '', onProgress: () => {}, ports: undefined as never }
+  const previewContext: ToolContext = {
+    signal: new AbortController().signal,
+    cwd,
+    turnId: '',
+    toolUseId: '',
+    onProgress: () => {},
+    ports: undefined as never,
+  }
 
   /** Everything decided without asking anyone; undefined means "ask the tool". */
   const settled = (tool: Tool, input: unknown, hook?: HookSay): Verdict | undefined => {
     const rule = matchRules(rules, tool, input, cwd)
-    if (rule?.behavior === 'deny') return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
+    if (rule?.behavior === 'deny')
+      return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
     if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
     if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
     if (hook?.decision === 'ask') return { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'a hook asks first' }
-    if (mode === 'plan' && !readOnly(tool, input)) return { behavior: 'deny', source: 'mode', reason: 'plan mode allows nothing that writes; finish the plan and ask the user to leave plan mode' }
-    if (hook?.decision === 'allow') return { behavior: 'allow', source: 'hook', ...(hook.reason !== undefined ? { reason: hook.reason } : {}) }
+    if (mode === 'plan' && !readOnly(tool, input))
+      return {
+        behavior: 'deny',
+        source: 'mode',
+        reason: 'plan mode allows nothing that writes; finish the plan and ask the user to leave plan mode',
+      }
+    if (hook?.decision === 'allow')
+      return { behavior: 'allow', source: 'hook', ...(hook.reason !== undefined ? { reason: hook.reason } : {}) }
     const grant = grants.find(tool, input, cwd)
-    if (grant !== undefined) return { behavior: 'allow', source: 'user', reason: `granted for this session (${grant.scope === 'rule' ? grant.rule : grant.scope})` }
-    if (rule?.behavior === 'allow') return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
-    if (mode === 'acceptEdits' && editsInside(tool, input, cwd)) return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
+    if (grant !== undefined)
+      return {
+        behavior: 'allow',
+        source: 'user',
+        reason: `granted for this session (${grant.scope === 'rule' ? grant.rule : grant.scope})`,
+      }
+    if (rule?.behavior === 'allow')
+      return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
+    if (mode === 'acceptEdits' && editsInside(tool, input, cwd))
+      return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
     return undefined
   }
 
   const fromTool = (result: Awaited<ReturnType<Tool['checkPermissions']>>): Verdict => {
-    if (result.behavior === 'allow') return result.updatedInput === undefined ? { behavior: 'allow', source: 'tool' } : { behavior: 'allow', source: 'tool', updatedInput: result.updatedInput }
+    if (result.behavior === 'allow')
+      return result.updatedInput === undefined
+        ? { behavior: 'allow', source: 'tool' }
+        : { behavior: 'allow', source: 'tool', updatedInput: result.updatedInput }
     return { behavior: result.behavior, source: 'tool', reason: result.message }
   }
 
   const ask = async (tool: Tool, input: unknown, context: ToolContext, reason: string): Promise<PermissionVerdict> => {
-    if (mode === 'dontAsk') return { behavior: 'deny', source: 'mode', reason: `dontAsk mode turns every "ask" into a denial (${reason})` }
-    if (options.canUseTool === undefined) return { behavior: 'deny', source: 'default', reason: `${tool.name} needs approval (${reason}) and this app has no way to ask the user` }
+    if (mode === 'dontAsk')
+      return { behavior: 'deny', source: 'mode', reason: `dontAsk mode turns every "ask" into a denial (${reason})` }
+    if (options.canUseTool === undefined)
+      return {
+        behavior: 'deny',
+        source: 'default',
+        reason: `${tool.name} needs approval (${reason}) and this app has no way to ask the user`,
+      }
     const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
     const suggestions = suggestRules(tool, input, cwd)
     options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
     let answer: PermissionAnswer
     try {
-      answer = await options.canUseTool({ tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions }, { signal: context.signal })
+      answer = await options.canUseTool(
+        { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions },
+        { signal: context.signal },
+      )
     } catch (error) {
       return { behavior: 'deny', source: 'user', reason: `the approval prompt failed (${describeError(error)})` }
     }
     if (answer === null || typeof answer !== 'object' || (answer.behavior !== 'allow' && answer.behavior !== 'deny')) {
-      return { behavior: 'deny', source: 'user', reason: `the approval prompt gave no answer the kernel understands (${JSON.stringify(answer)})` }
+      return {
+        behavior: 'deny',
+        source: 'user',
+        reason: `the approval prompt gave no answer the kernel understands (${JSON.stringify(answer)})`,
+      }
     }
     if (answer.behavior === 'deny') return { behavior: 'deny', source: 'user', reason: answer.message }
     if (answer.grant !== undefined) {
-      const grant = { tool: tool.name, scope: answer.grant.scope, ...(answer.grant.scope === 'call' ? { fingerprint: fingerprint(tool.name, input) } : {}), ...(answer.grant.scope === 'rule' ? { rule: answer.grant.rule } : {}) }
+      const grant = {
+        tool: tool.name,
+        scope: answer.grant.scope,
+        ...(answer.grant.scope === 'call' ? { fingerprint: fingerprint(tool.name, input) } : {}),
+        ...(answer.grant.scope === 'rule' ? { rule: answer.grant.rule } : {}),
+      }
       try {
         grants.add(grant)
         options.record({ type: 'permission.granted', ...ids, ...grant })
@@ -115,7 +166,9 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
         return { behavior: 'deny', source: 'user', reason: `the grant could not be recorded (${describeError(error)})` }
       }
     }
-    return answer.updatedInput === undefined ? { behavior: 'allow', source: 'user' } : { behavior: 'allow', source: 'user', updatedInput: answer.updatedInput }
+    return answer.updatedInput === undefined
+      ? { behavior: 'allow', source: 'user' }
+      : { behavior: 'allow', source: 'user', updatedInput: answer.updatedInput }
   }
 
   return {
@@ -135,7 +188,8 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     },
     decide(tool, input, context, hook) {
       const verdict = settled(tool, input, hook)
-      const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> => (v.behavior === 'ask' ? ask(tool, input, context, v.reason ?? 'it needs approval') : v)
+      const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> =>
+        v.behavior === 'ask' ? ask(tool, input, context, v.reason ?? 'it needs approval') : v
       if (verdict !== undefined) return then(verdict)
       const answer = tool.checkPermissions(input, context)
       return answer instanceof Promise ? answer.then((a) => then(fromTool(a))) : then(fromTool(answer))

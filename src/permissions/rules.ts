@@ -29,11 +29,17 @@ export function parseRule(source: string, behavior: RuleBehavior): PermissionRul
   const text = source.trim()
   const match = RULE.exec(text)
   if (match === null) {
-    throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) does not parse: write Tool or Tool(specifier), e.g. Bash(npm run test:*) or Read(./src/**)`)
+    throw new Error(
+      `permission rule ${JSON.stringify(source)} (${behavior}) does not parse: write Tool or Tool(specifier), e.g. Bash(npm run test:*) or Read(./src/**)`,
+    )
   }
   const [, tool, specifier] = match as unknown as [string, string, string | undefined]
-  if (specifier !== undefined && specifier.trim() === '') throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) has an empty specifier; drop the parentheses to match every call of ${tool}`)
-  if (specifier !== undefined && /[()]/.test(specifier) && tool !== 'Bash') throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) has parentheses inside its specifier`)
+  if (specifier !== undefined && specifier.trim() === '')
+    throw new Error(
+      `permission rule ${JSON.stringify(source)} (${behavior}) has an empty specifier; drop the parentheses to match every call of ${tool}`,
+    )
+  if (specifier !== undefined && /[()]/.test(specifier) && tool !== 'Bash')
+    throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) has parentheses inside its specifier`)
   return specifier === undefined ? { source, behavior, tool } : { source, behavior, tool, specifier: specifier.trim() }
 }
 
@@ -80,7 +86,10 @@ export function insideOf(base: string, path: string): string | undefined {
   return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.split('\\').join('/')
 }
 
-/** A path specifier (gitignore-style) against an absolute path. `./x` and `x` are relative to cwd, `/x` absolute, `~/x` home. */
+/**
+ * A path specifier (gitignore-style) against an absolute path. `./x` and `x` are relative to cwd,
+ * `/x` absolute, `~/x` home.
+ */
 export function matchesPath(specifier: string, path: string, cwd: string): boolean {
   let base = cwd
   let pattern = specifier

@@ -2,7 +2,16 @@
 import { dirname } from 'node:path'
 import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
-import { commandParts, insideOf, matchesCommand, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
+import {
+  commandParts,
+  insideOf,
+  matchesCommand,
+  matchesPath,
+  namesTool,
+  parseRule,
+  type PermissionRule,
+  type RuleBehavior,
+} from './rules.js'
 
 export interface RuleConfig {
   allow?: readonly string[]
@@ -30,11 +39,14 @@ export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [
   const byName = new Map(tools.map((t) => [t.name, t]))
   const compile = (behavior: RuleBehavior) =>
     (config[behavior] ?? []).map((source) => {
-      if (typeof source !== 'string') throw new Error(`permissions.${behavior} must list rule strings, got ${JSON.stringify(source)}`)
+      if (typeof source !== 'string')
+        throw new Error(`permissions.${behavior} must list rule strings, got ${JSON.stringify(source)}`)
       const rule = parseRule(source, behavior)
       const tool = byName.get(rule.tool)
       if (rule.specifier !== undefined && tool !== undefined && !isCommandTool(tool) && tool.getPath === undefined) {
-        throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}): ${tool.name} takes no specifier (it has no path or command); write ${tool.name} alone`)
+        throw new Error(
+          `permission rule ${JSON.stringify(source)} (${behavior}): ${tool.name} takes no specifier (it has no path or command); write ${tool.name} alone`,
+        )
       }
       return rule
     })
@@ -79,7 +91,9 @@ function allowedBy(rules: readonly PermissionRule[], tool: Tool, input: unknown,
     const parts = commandParts(command)
     if (parts === undefined) return undefined
     const used = parts.map((part) => mine.find((r) => matchesCommand(r.specifier as string, part)))
-    return used.every((r) => r !== undefined) ? [...new Set(used.map((r) => (r as PermissionRule).source))].join(', ') : undefined
+    return used.every((r) => r !== undefined)
+      ? [...new Set(used.map((r) => (r as PermissionRule).source))].join(', ')
+      : undefined
   }
   const path = pathOf(tool, input)
   if (path === undefined) return undefined
@@ -97,7 +111,21 @@ export function pathOf(tool: Tool, input: unknown): string | undefined {
   return guarded(() => tool.getPath?.(input), undefined)
 }
 
-const MULTI_WORD = new Set(['npm', 'npx', 'pnpm', 'yarn', 'git', 'cargo', 'go', 'pip', 'docker', 'kubectl', 'make', 'bun', 'deno'])
+const MULTI_WORD = new Set([
+  'npm',
+  'npx',
+  'pnpm',
+  'yarn',
+  'git',
+  'cargo',
+  'go',
+  'pip',
+  'docker',
+  'kubectl',
+  'make',
+  'bun',
+  'deno',
+])
 
 /** Rules a user might add to allow this call next time (shown with an "ask"). */
 export function suggestRules(tool: Tool, input: unknown, cwd: string): string[] {

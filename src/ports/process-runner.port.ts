@@ -12,5 +12,8 @@ export interface ProcessResult {
 
 /** Runs shell commands. The whole process tree is killed on timeout or abort. */
 export interface ProcessRunner {
-  run(command: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal; onOutput?: (chunk: string) => void }): Promise<ProcessResult>
+  run(
+    command: string,
+    options: { cwd: string; timeoutMs: number; signal: AbortSignal; onOutput?: (chunk: string) => void },
+  ): Promise<ProcessResult>
 }

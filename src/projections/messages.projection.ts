@@ -87,7 +87,10 @@ export function projectMessages(events: Iterable<KernelEvent>): ToolResultMessag
     if (list === undefined) byTurn.set(event.turnId, [event])
     else list.push(event)
   }
-  return [...byTurn.values()].map((turn) => fold(turn, () => true)).filter((state) => !state.discarded).map(messageOf)
+  return [...byTurn.values()]
+    .map((turn) => fold(turn, () => true))
+    .filter((state) => !state.discarded)
+    .map(messageOf)
 }
 
 /** Projects the message of one turn. */

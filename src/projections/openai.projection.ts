@@ -19,8 +19,15 @@ export function toOpenAIToolMessages(message: ToolResultMessage): OpenAIToolMess
   return message.content.map((block) => ({
     role: 'tool',
     tool_call_id: block.tool_use_id,
-    content: typeof block.content === 'string'
-      ? block.content
-      : block.content.map((part) => (part.type === 'text' ? part.text : `[image (${part.source.media_type}) left out: OpenAI tool messages carry text only]`)).join('\n'),
+    content:
+      typeof block.content === 'string'
+        ? block.content
+        : block.content
+            .map((part) =>
+              part.type === 'text'
+                ? part.text
+                : `[image (${part.source.media_type}) left out: OpenAI tool messages carry text only]`,
+            )
+            .join('\n'),
   }))
 }

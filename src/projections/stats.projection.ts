@@ -24,7 +24,10 @@ export interface LogStats {
 }
 
 export function projectStats(events: readonly KernelEvent[]): LogStats {
-  const calls = new Map<string, { tool: string; requested: number; dispatched?: number; done?: number; outcome: CallTiming['outcome'] }>()
+  const calls = new Map<
+    string,
+    { tool: string; requested: number; dispatched?: number; done?: number; outcome: CallTiming['outcome'] }
+  >()
   const errorClasses: Record<string, number> = {}
   const turns = new Set<string>()
   const count = (map: Record<string, number>, key: string) => (map[key] = (map[key] ?? 0) + 1)
@@ -32,7 +35,8 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
     if (event.type === 'turn.started') turns.add(event.turnId)
     if (!('toolUseId' in event)) continue
     const call = calls.get(event.toolUseId)
-    if (event.type === 'tool.requested') calls.set(event.toolUseId, { tool: event.name, requested: event.at, outcome: 'open' })
+    if (event.type === 'tool.requested')
+      calls.set(event.toolUseId, { tool: event.name, requested: event.at, outcome: 'open' })
     else if (call === undefined) continue
     else if (event.type === 'tool.dispatched') call.dispatched = event.at
     else if (event.type === 'tool.result') {

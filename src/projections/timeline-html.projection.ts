@@ -23,7 +23,16 @@ export function timelineHtml(events: readonly KernelEvent[], title = 'toolkernel
     if (turn === undefined) turns.set(event.turnId, (turn = { start: event.at, end: event.at, bars: new Map() }))
     turn.end = Math.max(turn.end, event.at)
     if (!('toolUseId' in event)) continue
-    if (event.type === 'tool.requested') turn.bars.set(event.toolUseId, { id: event.toolUseId, tool: event.name, batch: -1, start: event.at, end: event.at, outcome: 'open', steps: [] })
+    if (event.type === 'tool.requested')
+      turn.bars.set(event.toolUseId, {
+        id: event.toolUseId,
+        tool: event.name,
+        batch: -1,
+        start: event.at,
+        end: event.at,
+        outcome: 'open',
+        steps: [],
+      })
     const bar = turn.bars.get(event.toolUseId)
     if (bar === undefined) continue
     if (event.type === 'tool.dispatched') {
@@ -62,13 +71,20 @@ function section(turnId: string, turn: { start: number; end: number; bars: Map<s
   const pct = (t: number) => (((t - turn.start) / span) * 100).toFixed(2)
   const batches = new Map<number, Bar[]>()
   for (const bar of turn.bars.values()) batches.set(bar.batch, [...(batches.get(bar.batch) ?? []), bar])
-  const groups = [...batches].sort(([a], [b]) => a - b).map(([batch, bars]) => {
-    const rows = bars.map((bar) => {
-      const ticks = bar.steps.map((s) => `<div class="tick" style="left:${pct(s.at)}%" title="${escape(`${s.label} +${s.at - turn.start} ms`)}"></div>`).join('')
-      const width = Math.max(0.3, Number(pct(bar.end)) - Number(pct(bar.start)))
-      return `<div class="row" data-call="${escape(bar.id)}" data-outcome="${escape(bar.outcome)}"><div class="name" title="${escape(bar.id)}">${escape(bar.tool)} · ${escape(bar.id)}</div><div class="lane"><div class="bar ${escape(bar.outcome)}" style="left:${pct(bar.start)}%;width:${width.toFixed(2)}%" title="${escape(`${bar.outcome}, ${bar.end - bar.start} ms`)}"></div>${ticks}</div></div>`
+  const groups = [...batches]
+    .sort(([a], [b]) => a - b)
+    .map(([batch, bars]) => {
+      const rows = bars.map((bar) => {
+        const ticks = bar.steps
+          .map(
+            (s) =>
+              `<div class="tick" style="left:${pct(s.at)}%" title="${escape(`${s.label} +${s.at - turn.start} ms`)}"></div>`,
+          )
+          .join('')
+        const width = Math.max(0.3, Number(pct(bar.end)) - Number(pct(bar.start)))
+        return `<div class="row" data-call="${escape(bar.id)}" data-outcome="${escape(bar.outcome)}"><div class="name" title="${escape(bar.id)}">${escape(bar.tool)} · ${escape(bar.id)}</div><div class="lane"><div class="bar ${escape(bar.outcome)}" style="left:${pct(bar.start)}%;width:${width.toFixed(2)}%" title="${escape(`${bar.outcome}, ${bar.end - bar.start} ms`)}"></div>${ticks}</div></div>`
+      })
+      return `<div class="batch" data-batch="${batch}"><div class="label">${batch < 0 ? 'never started' : `batch ${batch}`}</div>${rows.join('')}</div>`
     })
-    return `<div class="batch" data-batch="${batch}"><div class="label">${batch < 0 ? 'never started' : `batch ${batch}`}</div>${rows.join('')}</div>`
-  })
   return `<h2 data-turn="${escape(turnId)}">Turn ${escape(turnId)} — ${turn.end - turn.start} ms</h2>\n${groups.join('\n')}`
 }

@@ -57,7 +57,9 @@ function describe(event: KernelEvent): string {
     case 'tool.requested':
       return `#${event.index} ${event.name} ${short(JSON.stringify(event.input) ?? 'undefined')}`
     case 'tool.queued':
-      return event.safe ? 'queued, concurrency-safe' : `queued, exclusive${event.reason !== undefined ? ` (${event.reason})` : ''}`
+      return event.safe
+        ? 'queued, concurrency-safe'
+        : `queued, exclusive${event.reason !== undefined ? ` (${event.reason})` : ''}`
     case 'tool.dispatched':
       return `started in batch ${event.batch} (${event.running} running)`
     case 'tool.parsed':

@@ -28,7 +28,16 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
   const turnIds: string[] = []
   const call = (id: string): RecordedCall => {
     let entry = calls.get(id)
-    if (entry === undefined) calls.set(id, (entry = { progress: [], hooks: { pre: [], post: [] }, hookEvents: { pre: [], post: [] }, hooked: { pre: false, post: false } }))
+    if (entry === undefined)
+      calls.set(
+        id,
+        (entry = {
+          progress: [],
+          hooks: { pre: [], post: [] },
+          hookEvents: { pre: [], post: [] },
+          hooked: { pre: false, post: false },
+        }),
+      )
     return entry
   }
   const grants = new Map<string, EventOf<'permission.granted'>>()
@@ -85,10 +94,14 @@ function hookResult(event: EventOf<'hook.finished'>, order: number): HookResult 
   return result
 }
 
-function answerOf(event: EventOf<'tool.permitted'>, grant: EventOf<'permission.granted'> | undefined): PermissionAnswer {
+function answerOf(
+  event: EventOf<'tool.permitted'>,
+  grant: EventOf<'permission.granted'> | undefined,
+): PermissionAnswer {
   if (event.behavior !== 'allow') return { behavior: 'deny', message: event.reason ?? 'denied' }
   const answer: PermissionAnswer = { behavior: 'allow' }
   if (event.updatedInput !== undefined) answer.updatedInput = event.updatedInput
-  if (grant !== undefined) answer.grant = grant.scope === 'rule' ? { scope: 'rule', rule: grant.rule ?? '' } : { scope: grant.scope }
+  if (grant !== undefined)
+    answer.grant = grant.scope === 'rule' ? { scope: 'rule', rule: grant.rule ?? '' } : { scope: grant.scope }
   return answer
 }

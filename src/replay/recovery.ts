@@ -64,7 +64,8 @@ function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn> {
     const call = turn.calls.get(event.toolUseId)
     if (call === undefined) continue
     call.position = advance(call.position, event)
-    if (event.type === 'tool.progress') call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
+    if (event.type === 'tool.progress')
+      call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
     if (event.type === 'tool.completed') call.ended = { output: event.output }
     if (event.type === 'tool.errored') call.ended = { error: event.message }
     if (event.type === 'tool.budgeted') call.ended = { persisted: event.path }

@@ -6,9 +6,9 @@
  * mappers and the current permission rules decide; the first event where the engine now decides
  * differently is reported.
  */
-import { readFileSync } from 'node:fs'
 import type { EventOf, KernelEvent, KernelEventInput } from '../events/event.schema.js'
 import { createMemoryLog } from '../adapters/memory-log.store.js'
+import { readSavedResult } from '../adapters/result-store.js'
 import type { HookRunner } from '../hooks/hook-runner.js'
 import type { TurnControl } from '../actors/turn/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
@@ -40,7 +40,8 @@ export interface Divergence {
   message: string
 }
 
-export type ReplayResult = { ok: true; turns: number; events: number } | { ok: false; turns: number; divergence: Divergence }
+export type ReplayResult =
+  { ok: true; turns: number; events: number } | { ok: false; turns: number; divergence: Divergence }
 
 /** Output marker for a result the recording persisted: replay maps it from the saved file. */
 const PERSISTED = Symbol('persisted output')
@@ -61,12 +62,17 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const kernel = createKernelInternals({
     tools: options.tools.map((tool) => recordedTool(tool, recording, gates)),
     ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
-    ...(permissionsOf(options, firstStart) !== undefined ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> } : {}),
+    ...(permissionsOf(options, firstStart) !== undefined
+      ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
+      : {}),
     ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
     maxConcurrency: firstStart?.maxConcurrency ?? 10,
     clock: { now: () => 0 },
     progressLogChars: Infinity,
-    ids: { next: (prefix) => (prefix === 'turn' ? (recording.turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`) },
+    ids: {
+      next: (prefix) =>
+        prefix === 'turn' ? (recording.turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+    },
     log,
     hookRunner: recordedHooks(recording, gates, (event) => void log.append(event)),
     canUseTool: (request) => gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
@@ -81,7 +87,10 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   return { ok: true, turns: turns.length, events: events.length }
 }
 
-function permissionsOf(options: ReplayOptions, started: EventOf<'turn.started'> | undefined): KernelOptions['permissions'] {
+function permissionsOf(
+  options: ReplayOptions,
+  started: EventOf<'turn.started'> | undefined,
+): KernelOptions['permissions'] {
   if (options.permissions !== undefined) return options.permissions
   const recorded = started?.permissions
   return recorded === undefined ? undefined : { ...recorded, mode: recorded.mode as PermissionMode }
@@ -143,7 +152,9 @@ function recordedTool(tool: Tool, recording: Recording, gates: Gates): Tool {
         throw new Error(completion.error.startsWith(prefix) ? completion.error.slice(prefix.length) : completion.error)
       }
       const output = completion.output as { persisted?: unknown } | undefined
-      return output !== null && typeof output === 'object' && output.persisted === true ? { [PERSISTED]: recorded?.persistedAt } : completion.output
+      return output !== null && typeof output === 'object' && output.persisted === true
+        ? { [PERSISTED]: recorded?.persistedAt }
+        : completion.output
     },
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
       if (output !== null && typeof output === 'object' && PERSISTED in output) {
@@ -156,11 +167,10 @@ function recordedTool(tool: Tool, recording: Recording, gates: Gates): Tool {
 }
 
 function savedText(path: string | undefined): string {
-  try {
-    return path === undefined ? '' : readFileSync(path, 'utf8')
-  } catch {
-    return `(the persisted output ${path} is no longer there, so replay cannot rebuild its preview)`
-  }
+  if (path === undefined) return ''
+  return (
+    readSavedResult(path) ?? `(the persisted output ${path} is no longer there, so replay cannot rebuild its preview)`
+  )
 }
 
 function recordedHooks(recording: Recording, gates: Gates, record: (event: KernelEventInput) => void): HookRunner {
@@ -188,10 +198,21 @@ function groupTurns(events: readonly KernelEvent[]): KernelEvent[][] {
   return [...turns.values()].filter((turn) => turn[0]?.type === 'turn.started')
 }
 
-const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({ id: e.toolUseId, name: e.name, index: e.index, input: e.input, ...(e.inputError !== undefined ? { inputError: e.inputError } : {}) })
+const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({
+  id: e.toolUseId,
+  name: e.name,
+  index: e.index,
+  input: e.input,
+  ...(e.inputError !== undefined ? { inputError: e.inputError } : {}),
+})
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gates: Gates, recording: Recording): Promise<void> {
+async function replayTurn(
+  kernel: KernelInternals,
+  recorded: KernelEvent[],
+  gates: Gates,
+  recording: Recording,
+): Promise<void> {
   const started = recorded[0] as EventOf<'turn.started'>
   const turn = kernel.openTurn(started.mode, started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe'))
   const controller = new AbortController()
@@ -201,7 +222,8 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gate
     for (const event of recorded) if (event.type === 'tool.requested') turn.addIncoming(incoming(event))
     const abortAt = recorded.findIndex((e) => e.type === 'turn.aborted')
     const firstDispatch = recorded.findIndex((e) => e.type === 'tool.dispatched')
-    if (abortAt >= 0 && (firstDispatch < 0 || abortAt < firstDispatch)) controller.abort((recorded[abortAt] as EventOf<'turn.aborted'>).reason)
+    if (abortAt >= 0 && (firstDispatch < 0 || abortAt < firstDispatch))
+      controller.abort((recorded[abortAt] as EventOf<'turn.aborted'>).reason)
     turn.attach(controller.signal)
     turn.end(recorded.find((e): e is EventOf<'turn.ended'> => e.type === 'turn.ended')?.stopReason ?? 'tool_use')
   } else {
@@ -211,20 +233,36 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], gate
     const event = recorded[i] as KernelEvent
     if (event.type === 'turn.recovered') break
     drive(event, recorded, i, turn, controller, gates, started.mode, recording)
-    if (event.type === 'turn.aborted' || event.type === 'turn.discarded') while (recorded[i + 1]?.type === 'tool.requested') i++
+    if (event.type === 'turn.aborted' || event.type === 'turn.discarded')
+      while (recorded[i + 1]?.type === 'tool.requested') i++
     await settle()
   }
   // A divergence may leave the replay waiting for an answer the log does not have: stop it.
-  const done = await Promise.race([turn.result().then(() => true), settle().then(settle).then(() => false)])
+  const done = await Promise.race([
+    turn.result().then(() => true),
+    settle()
+      .then(settle)
+      .then(() => false),
+  ])
   if (!done) {
     turn.interrupt('discard', 'replay stopped: the engine waited for something the log does not record')
     // Steps after the interruption (a post-hook, say) may wait for answers the log never got.
-    for (let k = 0; k < 10 && !(await Promise.race([turn.result().then(() => true), settle().then(() => false)])); k++) gates.drain()
+    for (let k = 0; k < 10 && !(await Promise.race([turn.result().then(() => true), settle().then(() => false)])); k++)
+      gates.drain()
     await turn.result()
   }
 }
 
-function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: TurnControl, controller: AbortController, gates: Gates, mode: 'batch' | 'stream', recording: Recording): void {
+function drive(
+  event: KernelEvent,
+  recorded: KernelEvent[],
+  i: number,
+  turn: TurnControl,
+  controller: AbortController,
+  gates: Gates,
+  mode: 'batch' | 'stream',
+  recording: Recording,
+): void {
   switch (event.type) {
     case 'tool.requested':
       if (mode === 'stream') turn.addIncoming(incoming(event))
@@ -235,7 +273,8 @@ function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: Tur
     case 'turn.aborted':
     case 'turn.discarded': {
       const flushed: IncomingToolUse[] = []
-      for (let j = i + 1; recorded[j]?.type === 'tool.requested'; j++) flushed.push(incoming(recorded[j] as EventOf<'tool.requested'>))
+      for (let j = i + 1; recorded[j]?.type === 'tool.requested'; j++)
+        flushed.push(incoming(recorded[j] as EventOf<'tool.requested'>))
       if (mode === 'batch' && event.type === 'turn.aborted') {
         if (!controller.signal.aborted) controller.abort(event.reason)
       } else turn.interrupt(event.type === 'turn.aborted' ? 'abort' : 'discard', event.reason, flushed)
@@ -262,7 +301,8 @@ function drive(event: KernelEvent, recorded: KernelEvent[], i: number, turn: Tur
       return
     case 'permission.granted':
     case 'tool.permitted':
-      if (event.type === 'permission.granted' || event.source === 'user') gates.release(`perm:${event.toolUseId}`, recording.calls.get(event.toolUseId)?.answer)
+      if (event.type === 'permission.granted' || event.source === 'user')
+        gates.release(`perm:${event.toolUseId}`, recording.calls.get(event.toolUseId)?.answer)
       return
     default:
       return
@@ -307,7 +347,11 @@ function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEven
   return undefined
 }
 
-function describeDivergence(position: number, expected: KernelEvent | undefined, actual: KernelEventInput | undefined): string {
+function describeDivergence(
+  position: number,
+  expected: KernelEvent | undefined,
+  actual: KernelEventInput | undefined,
+): string {
   const show = (e: KernelEvent | KernelEventInput | undefined) => {
     if (e === undefined) return 'nothing'
     const text = normal(e)

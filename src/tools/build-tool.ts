@@ -68,10 +68,13 @@ export const allowByDefault = (): { behavior: 'allow' } => ({ behavior: 'allow' 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function assertDefinition(def: ToolDef<any, any, any>): void {
   if (typeof def.name !== 'string' || !NAME.test(def.name)) {
-    throw new TypeError(`buildTool: name ${JSON.stringify(def.name)} must be 1-64 characters of letters, digits, _ or -`)
+    throw new TypeError(
+      `buildTool: name ${JSON.stringify(def.name)} must be 1-64 characters of letters, digits, _ or -`,
+    )
   }
   if (typeof def.call !== 'function') throw new TypeError(`buildTool(${def.name}): call must be a function`)
-  if (typeof def.description !== 'function') throw new TypeError(`buildTool(${def.name}): description must be a function returning a string`)
+  if (typeof def.description !== 'function')
+    throw new TypeError(`buildTool(${def.name}): description must be a function returning a string`)
   if (def.inputSchema === undefined && def.inputJSONSchema === undefined) {
     throw new TypeError(`buildTool(${def.name}): give an inputSchema (zod) or an inputJSONSchema`)
   }
@@ -107,6 +110,7 @@ function resolveInputSchema<I>(schema: z.ZodType<I> | LazySchema<z.ZodType<I>> |
  * indented JSON. The kernel replaces empty content with "(<Tool> completed with no output)".
  */
 export function defaultMapper(output: unknown, toolUseId: string): ToolResultBlock {
-  const content = output === undefined || output === null ? '' : typeof output === 'string' ? output : JSON.stringify(output, null, 2)
+  const content =
+    output === undefined || output === null ? '' : typeof output === 'string' ? output : JSON.stringify(output, null, 2)
   return { type: 'tool_result', tool_use_id: toolUseId, content: content ?? '' }
 }

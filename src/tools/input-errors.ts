@@ -2,7 +2,7 @@
  * Turns zod issues and unknown names into text a model can act on: what was wrong with each
  * field, what the tool expects, and what it may have meant.
  */
-import { z } from 'zod'
+import { type z } from 'zod'
 
 type Issue = z.core.$ZodIssue
 

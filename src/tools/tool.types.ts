@@ -22,9 +22,7 @@ export interface ToolContext {
 export type ValidationResult = { result: true } | { result: false; message: string }
 
 export type PermissionResult<I> =
-  | { behavior: 'allow'; updatedInput?: I }
-  | { behavior: 'deny'; message: string }
-  | { behavior: 'ask'; message: string }
+  { behavior: 'allow'; updatedInput?: I } | { behavior: 'deny'; message: string } | { behavior: 'ask'; message: string }
 
 export type InterruptBehavior = 'cancel' | 'block'
 
@@ -42,7 +40,10 @@ export interface ToolDef<I, O = unknown, P = unknown> {
   searchHint?: string
   /** A one-line summary for people (UIs, logs). */
   description(): string
-  /** The model-facing description: what it does, when to use it and when not, constraints, what comes back. Defaults to `description()`. */
+  /**
+   * The model-facing description: what it does, when to use it and when not, constraints, what
+   * comes back. Defaults to `description()`.
+   */
   prompt?(): string
   /** Strict zod object (a non-strict one is made strict). Give this or `inputJSONSchema`. */
   inputSchema?: z.ZodType<I> | LazySchema<z.ZodType<I>>
@@ -69,8 +70,15 @@ export interface ToolDef<I, O = unknown, P = unknown> {
 }
 
 /** A tool with every default filled in: what the kernel runs. */
-export interface Tool<I = any, O = any, P = any>
-  extends Required<Omit<ToolDef<I, O, P>, 'inputSchema' | 'inputJSONSchema' | 'outputSchema' | 'validateInput' | 'getPath' | 'category' | 'searchHint'>> {
+// `any` defaults: a registry holds tools of every input type, which `unknown` would not accept
+// (parameters are contravariant).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface Tool<I = any, O = any, P = any> extends Required<
+  Omit<
+    ToolDef<I, O, P>,
+    'inputSchema' | 'inputJSONSchema' | 'outputSchema' | 'validateInput' | 'getPath' | 'category' | 'searchHint'
+  >
+> {
   readonly inputSchema: z.ZodType<I> | undefined
   readonly inputJSONSchema: JsonSchemaObject | undefined
   readonly outputSchema: z.ZodType<O> | undefined

@@ -19,12 +19,16 @@ describe('toolkernel demo', () => {
     expect(stdout).toContain('batch 0: toolu_01_grep, toolu_02_glob')
     expect(stdout).toContain('No such tool: \\"Serch\\"')
     expect(stdout).toContain('check passed: greet works')
-    expect(stdout).toMatch(/Output too large to show whole \(228893 characters, 40000 lines\); the full output is saved to /)
+    expect(stdout).toMatch(
+      /Output too large to show whole \(228893 characters, 40000 lines\); the full output is saved to /,
+    )
     const parsed = parseJsonl(readFileSync(log, 'utf8'))
     expect(parsed.corrupt).toEqual([])
     const messages = projectMessages(parsed.events)
     expect(messages).toHaveLength(5)
-    expect(stdout).toContain('[canUseTool] Bash toolu_09_seq asks: the command may change things: seq 1 40000 — allowed once')
+    expect(stdout).toContain(
+      '[canUseTool] Bash toolu_09_seq asks: the command may change things: seq 1 40000 — allowed once',
+    )
     expect(stdout).toContain('A PreToolUse hook blocked this Bash call: network access is not allowed in this project')
     expect(stdout).toContain('Permission to use Bash was denied: the rule Bash(rm:*) denies it.')
     expect(stdout).toMatch(/permission allow by rule: the rule Bash\(node check\.js\) allows it/)
@@ -48,7 +52,13 @@ describe('toolkernel demo', () => {
   })
 
   it('rejects unknown commands and options with a clear message', async () => {
-    await expect(run('node', [bin, 'frobnicate'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "frobnicate"') })
-    await expect(run('node', [bin, 'demo', '--nope'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--nope'") })
+    await expect(run('node', [bin, 'frobnicate'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown command "frobnicate"'),
+    })
+    await expect(run('node', [bin, 'demo', '--nope'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Unknown option '--nope'"),
+    })
   })
 })

@@ -39,7 +39,9 @@ describe('toolkernel replay', () => {
     writeFileSync(changed, text)
     const error = await fail(['replay', changed, '--quiet'])
     expect(error.code).toBe(1)
-    expect(error.stdout).toMatch(/Determinism check: DIVERGENCE in turn \S+ at event \d+: the log has tool\.queued .*"safe":false.* but the engine now decides tool\.queued .*"safe":true/)
+    expect(error.stdout).toMatch(
+      /Determinism check: DIVERGENCE in turn \S+ at event \d+: the log has tool\.queued .*"safe":false.* but the engine now decides tool\.queued .*"safe":true/,
+    )
   })
 })
 
@@ -70,12 +72,28 @@ describe('toolkernel inspect, stats, timeline', () => {
     expect(page).toContain('data-outcome="error"')
   })
 
-  it.skipIf(chromium === undefined)('timeline --html renders in headless Chromium (needs Chromium on PATH)', async () => {
-    const html = join(dir, 'timeline-browser.html')
-    await run('node', [bin, 'timeline', log, '--html', html])
-    const dom = spawnSync(chromium as string, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', `--user-data-dir=${join(dir, 'chrome')}`, '--dump-dom', `file://${html}`], { encoding: 'utf8', timeout: 60_000 })
-    expect(dom.stdout.match(/class="row"/g)).toHaveLength(11)
-  })
+  it.skipIf(chromium === undefined)(
+    'timeline --html renders in headless Chromium (needs Chromium on PATH)',
+    async () => {
+      const html = join(dir, 'timeline-browser.html')
+      await run('node', [bin, 'timeline', log, '--html', html])
+      const dom = spawnSync(
+        chromium as string,
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--no-first-run',
+          `--user-data-dir=${join(dir, 'chrome')}`,
+          '--dump-dom',
+          `file://${html}`,
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      )
+      expect(dom.stdout.match(/class="row"/g)).toHaveLength(11)
+    },
+  )
 })
 
 describe('bad log files', () => {
@@ -88,7 +106,9 @@ describe('bad log files', () => {
     const lines = readFileSync(log, 'utf8').split('\n')
     lines.splice(3, 0, '{"oops": true}')
     writeFileSync(corrupt, lines.join('\n'))
-    expect((await fail(['stats', corrupt])).stderr).toMatch(/corrupt\.jsonl:4: not a toolkernel event .* \(use --skip-corrupt to go on without it\)/)
+    expect((await fail(['stats', corrupt])).stderr).toMatch(
+      /corrupt\.jsonl:4: not a toolkernel event .* \(use --skip-corrupt to go on without it\)/,
+    )
     const skipped = await run('node', [bin, 'stats', corrupt, '--skip-corrupt'])
     expect(skipped.stderr).toMatch(/skipping .*corrupt\.jsonl:4/)
     const torn = join(dir, 'torn.jsonl')

@@ -5,7 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createJsonlLog, createMemoryLog, parseJsonl, toJsonLine, type KernelEvent } from '../../src/index.js'
 import { fixedClock } from '../helpers.js'
 
-const started = (turnId: string) => ({ type: 'turn.started' as const, turnId, mode: 'batch' as const, maxConcurrency: 10 })
+const started = (turnId: string) => ({
+  type: 'turn.started' as const,
+  turnId,
+  mode: 'batch' as const,
+  maxConcurrency: 10,
+})
 
 describe('parseJsonl', () => {
   const a: KernelEvent = { v: 1, seq: 0, at: 1, ...started('t1') }

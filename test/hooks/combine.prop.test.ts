@@ -19,7 +19,8 @@ const resultArb = fc.record({
 function withLabels(list: ReadonlyArray<Partial<HookResult>>): HookResult[] {
   return list.map((r, order) => {
     const result: HookResult = { label: `hook ${order}`, order, outcome: r.outcome ?? 'continue' }
-    for (const key of ['decision', 'reason', 'updatedInput', 'additionalContext'] as const) if (r[key] !== undefined) (result as unknown as Record<string, unknown>)[key] = r[key]
+    for (const key of ['decision', 'reason', 'updatedInput', 'additionalContext'] as const)
+      if (r[key] !== undefined) (result as unknown as Record<string, unknown>)[key] = r[key]
     return result
   })
 }
@@ -47,7 +48,13 @@ describe('hook combination', () => {
   })
 
   it('through the kernel: parallel in-process hooks finishing in any order give the same decision', async () => {
-    const Target = buildTool({ name: 'Target', description: () => 't', inputSchema: z.object({}), checkPermissions: () => ({ behavior: 'allow' }), call: async () => 'ran' })
+    const Target = buildTool({
+      name: 'Target',
+      description: () => 't',
+      inputSchema: z.object({}),
+      checkPermissions: () => ({ behavior: 'allow' }),
+      call: async () => 'ran',
+    })
     const outputArb = fc.constantFrom<HookOutput | undefined>(
       undefined,
       { hookSpecificOutput: { permissionDecision: 'allow' } },
@@ -56,11 +63,22 @@ describe('hook combination', () => {
     )
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), fc.array(outputArb, { minLength: 1, maxLength: 5 }), async (s, outputs) => {
-        const hooks = outputs.map((output, i) => ({ type: 'function' as const, name: `h${i}`, fn: () => s.schedule(Promise.resolve(output), `hook ${i}`) }))
-        const kernel = testKernel([Target], { hooks: { PreToolUse: [{ hooks }] }, canUseTool: () => ({ behavior: 'deny', message: 'asked' }) })
+        const hooks = outputs.map((output, i) => ({
+          type: 'function' as const,
+          name: `h${i}`,
+          fn: () => s.schedule(Promise.resolve(output), `hook ${i}`),
+        }))
+        const kernel = testKernel([Target], {
+          hooks: { PreToolUse: [{ hooks }] },
+          canUseTool: () => ({ behavior: 'deny', message: 'asked' }),
+        })
         const { message } = await s.waitFor(kernel.runTurn(assistant(['t', 'Target', {}])))
         const decisions = outputs.map((o) => o?.hookSpecificOutput?.permissionDecision)
-        const expected = decisions.includes('deny') ? /hook blocked this Target call: no/ : decisions.includes('ask') ? /denied: asked/ : /^ran$/
+        const expected = decisions.includes('deny')
+          ? /hook blocked this Target call: no/
+          : decisions.includes('ask')
+            ? /denied: asked/
+            : /^ran$/
         expect(String(message.content[0]?.content)).toMatch(expected)
       }),
       { numRuns: 200 },

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createKernel, type HooksConfig, type KernelEvent, type KernelOptions, type ToolResultBlock } from '../../src/index.js'
+import {
+  buildTool,
+  createKernel,
+  type HooksConfig,
+  type KernelEvent,
+  type KernelOptions,
+  type ToolResultBlock,
+} from '../../src/index.js'
 import { assistant, testKernel } from '../helpers.js'
 
 const dirs: string[] = []
@@ -35,23 +42,39 @@ const Echo = buildTool({
     return `echo: ${input.text}`
   },
 })
-const Fail = buildTool({ name: 'Fail', description: () => 'f', inputSchema: z.object({}), call: async () => { throw new Error('it broke') } })
+const Fail = buildTool({
+  name: 'Fail',
+  description: () => 'f',
+  inputSchema: z.object({}),
+  call: async () => {
+    throw new Error('it broke')
+  },
+})
 
 function kernelWith(hooks: HooksConfig, options: Partial<KernelOptions> = {}) {
   return testKernel([Echo, Fail], { hooks, cwd: scratch(), ...options })
 }
 const pre = (command: string, extra: { matcher?: string; timeout?: number } = {}): HooksConfig => ({
-  PreToolUse: [{ ...(extra.matcher !== undefined ? { matcher: extra.matcher } : {}), hooks: [{ type: 'command', command, ...(extra.timeout !== undefined ? { timeout: extra.timeout } : {}) }] }],
+  PreToolUse: [
+    {
+      ...(extra.matcher !== undefined ? { matcher: extra.matcher } : {}),
+      hooks: [{ type: 'command', command, ...(extra.timeout !== undefined ? { timeout: extra.timeout } : {}) }],
+    },
+  ],
 })
-const content = (block: ToolResultBlock | undefined) => (typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content))
-const hookEvents = (events: readonly KernelEvent[]) => events.filter((e) => e.type === 'hook.finished') as Array<Extract<KernelEvent, { type: 'hook.finished' }>>
+const content = (block: ToolResultBlock | undefined) =>
+  typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content)
+const hookEvents = (events: readonly KernelEvent[]) =>
+  events.filter((e) => e.type === 'hook.finished') as Array<Extract<KernelEvent, { type: 'hook.finished' }>>
 
 describe('command hooks: exit codes', () => {
   it('exit 2 blocks the call with stderr as the reason the model reads', async () => {
     const dir = scratch()
     const kernel = kernelWith(pre(script(dir, 'block.sh', 'echo "not on Fridays" >&2; exit 2')))
     const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
-    expect(content(message.content[0])).toBe('<tool_use_error>A PreToolUse hook blocked this Echo call: not on Fridays</tool_use_error>')
+    expect(content(message.content[0])).toBe(
+      '<tool_use_error>A PreToolUse hook blocked this Echo call: not on Fridays</tool_use_error>',
+    )
   })
 
   it('exit 2 with nothing on stderr still blocks, and says no reason was given', async () => {
@@ -65,7 +88,17 @@ describe('command hooks: exit codes', () => {
     const notExecutable = script(dir, 'noexec.sh', 'exit 0', false)
     const kernel = testKernel([Echo], {
       cwd: dir,
-      hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: script(dir, 'one.sh', 'echo oops >&2; exit 1') }, { type: 'command', command: 'definitely-not-a-command-xyz' }, { type: 'command', command: notExecutable }] }] },
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              { type: 'command', command: script(dir, 'one.sh', 'echo oops >&2; exit 1') },
+              { type: 'command', command: 'definitely-not-a-command-xyz' },
+              { type: 'command', command: notExecutable },
+            ],
+          },
+        ],
+      },
     })
     const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(content(message.content[0])).toBe('echo: x')
@@ -75,7 +108,13 @@ describe('command hooks: exit codes', () => {
       ['error', 127, expect.stringMatching(/exited with code 127: .*definitely-not-a-command-xyz.*not found/)],
       ['error', 126, expect.stringMatching(/exited with code 126: .*Permission denied/)],
     ])
-    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({ systemMessages: [expect.stringMatching(/^hook error: PreToolUse\[0\]\.hooks\[0\]/), expect.any(String), expect.any(String)] })
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({
+      systemMessages: [
+        expect.stringMatching(/^hook error: PreToolUse\[0\]\.hooks\[0\]/),
+        expect.any(String),
+        expect.any(String),
+      ],
+    })
   })
 
   it('a hook that hangs past its timeout is killed with its processes, and the call goes on', async () => {
@@ -84,7 +123,10 @@ describe('command hooks: exit codes', () => {
     const kernel = kernelWith(pre(script(dir, 'hang.sh', `sleep 300 & echo $! > ${pidFile}; wait`), { timeout: 0.3 }))
     const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(content(message.content[0])).toBe('echo: x')
-    expect(hookEvents(events)[0]).toMatchObject({ outcome: 'error', error: 'timed out after 0.3 s; it and every process it started were killed' })
+    expect(hookEvents(events)[0]).toMatchObject({
+      outcome: 'error',
+      error: 'timed out after 0.3 s; it and every process it started were killed',
+    })
     const pid = Number(readFileSync(pidFile, 'utf8'))
     let alive = true
     for (let i = 0; i < 200 && alive; i++) {
@@ -107,23 +149,41 @@ describe('command hooks: exit codes', () => {
 })
 
 describe('command hooks: JSON on stdout', () => {
-  const json = (value: unknown, exit = 0) => script(scratch(), 'json.sh', `cat > /dev/null; echo '${JSON.stringify(value)}'; exit ${exit}`)
+  const json = (value: unknown, exit = 0) =>
+    script(scratch(), 'json.sh', `cat > /dev/null; echo '${JSON.stringify(value)}'; exit ${exit}`)
 
   it('wins over the exit code: a deny blocks even with exit 0, an allow lets through even with exit 2', async () => {
-    const denied = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'secrets in input' } }))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    const denied = await kernelWith(
+      pre(json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'secrets in input' } })),
+    ).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(content(denied.message.content[0])).toMatch(/blocked this Echo call: secrets in input/)
-    const allowed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'allow' } }, 2))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    const allowed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'allow' } }, 2))).runTurn(
+      assistant(['a', 'Echo', { text: 'x' }]),
+    )
     expect(content(allowed.message.content[0])).toBe('echo: x')
     expect(allowed.events.find((e) => e.type === 'tool.permitted')).toMatchObject({ behavior: 'allow', source: 'hook' })
   })
 
   it('rewrites input (validated again), adds context for the model, and carries messages for the user', async () => {
     seen.length = 0
-    const kernel = kernelWith(pre(json({ systemMessage: 'input tidied', hookSpecificOutput: { updatedInput: { text: 'tidy' }, additionalContext: 'The repo is frozen until Monday.' } })))
+    const kernel = kernelWith(
+      pre(
+        json({
+          systemMessage: 'input tidied',
+          hookSpecificOutput: { updatedInput: { text: 'tidy' }, additionalContext: 'The repo is frozen until Monday.' },
+        }),
+      ),
+    )
     const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'messy' }]))
     expect(seen).toEqual([{ text: 'tidy' }])
-    expect(message.content[0]?.content).toEqual([{ type: 'text', text: 'echo: tidy' }, { type: 'text', text: 'Context from a hook:\nThe repo is frozen until Monday.' }])
-    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({ updatedInput: { text: 'tidy' }, systemMessages: ['input tidied'] })
+    expect(message.content[0]?.content).toEqual([
+      { type: 'text', text: 'echo: tidy' },
+      { type: 'text', text: 'Context from a hook:\nThe repo is frozen until Monday.' },
+    ])
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({
+      updatedInput: { text: 'tidy' },
+      systemMessages: ['input tidied'],
+    })
   })
 
   it('cannot smuggle a field the schema forbids', async () => {
@@ -131,18 +191,36 @@ describe('command hooks: JSON on stdout', () => {
     const kernel = kernelWith(pre(json({ updatedInput: { text: 'x', admin: true } })))
     const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(seen).toEqual([])
-    expect(content(message.content[0])).toMatch(/A PreToolUse hook rewrote the input into one Echo does not accept, so the call did not run\. Invalid input for Echo:\n- unexpected field `admin`/)
+    expect(content(message.content[0])).toMatch(
+      /A PreToolUse hook rewrote the input into one Echo does not accept, so the call did not run\. Invalid input for Echo:\n- unexpected field `admin`/,
+    )
   })
 
   it('invalid JSON falls back to the exit code, with a note; unknown fields are ignored with a note; wrong types are an error', async () => {
-    const bad = await kernelWith(pre(script(scratch(), 'bad.sh', "echo '{not json'; exit 0"))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    const bad = await kernelWith(pre(script(scratch(), 'bad.sh', "echo '{not json'; exit 0"))).runTurn(
+      assistant(['a', 'Echo', { text: 'x' }]),
+    )
     expect(content(bad.message.content[0])).toBe('echo: x')
-    expect(hookEvents(bad.events)[0]).toMatchObject({ outcome: 'continue', error: expect.stringMatching(/stdout is not valid JSON .* so its exit code decides/) })
-    const unknown = await kernelWith(pre(json({ colour: 'red', hookSpecificOutput: { permissionDecision: 'allow' } }))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
-    expect(hookEvents(unknown.events)[0]).toMatchObject({ outcome: 'continue', decision: 'allow', error: 'unknown fields ignored: colour' })
-    const typed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'maybe' } }))).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(hookEvents(bad.events)[0]).toMatchObject({
+      outcome: 'continue',
+      error: expect.stringMatching(/stdout is not valid JSON .* so its exit code decides/),
+    })
+    const unknown = await kernelWith(
+      pre(json({ colour: 'red', hookSpecificOutput: { permissionDecision: 'allow' } })),
+    ).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(hookEvents(unknown.events)[0]).toMatchObject({
+      outcome: 'continue',
+      decision: 'allow',
+      error: 'unknown fields ignored: colour',
+    })
+    const typed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'maybe' } }))).runTurn(
+      assistant(['a', 'Echo', { text: 'x' }]),
+    )
     expect(content(typed.message.content[0])).toBe('echo: x')
-    expect(hookEvents(typed.events)[0]).toMatchObject({ outcome: 'error', error: expect.stringMatching(/wrongly typed fields: .*permissionDecision/) })
+    expect(hookEvents(typed.events)[0]).toMatchObject({
+      outcome: 'error',
+      error: expect.stringMatching(/wrongly typed fields: .*permissionDecision/),
+    })
   })
 })
 
@@ -161,23 +239,57 @@ describe('what hooks receive', () => {
     })
     await kernel.runTurn(assistant(['a', 'Echo', { text: '"; touch pwned; echo "' }], ['f', 'Fail', {}]))
     const read = (name: string) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'))
-    expect(read('pre')).toEqual({ session_id: 'session_1', cwd: dir, permission_mode: 'acceptEdits', hook_event_name: 'PreToolUse', tool_name: 'Echo', tool_input: { text: '"; touch pwned; echo "' }, tool_use_id: 'a' })
-    expect(read('post')).toMatchObject({ hook_event_name: 'PostToolUse', tool_use_id: 'a', tool_response: 'echo: "; touch pwned; echo "' })
-    expect(read('failure')).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_name: 'Fail', error: 'Fail failed: it broke', is_interrupt: false })
+    expect(read('pre')).toEqual({
+      session_id: 'session_1',
+      cwd: dir,
+      permission_mode: 'acceptEdits',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Echo',
+      tool_input: { text: '"; touch pwned; echo "' },
+      tool_use_id: 'a',
+    })
+    expect(read('post')).toMatchObject({
+      hook_event_name: 'PostToolUse',
+      tool_use_id: 'a',
+      tool_response: 'echo: "; touch pwned; echo "',
+    })
+    expect(read('failure')).toMatchObject({
+      hook_event_name: 'PostToolUseFailure',
+      tool_name: 'Fail',
+      error: 'Fail failed: it broke',
+      is_interrupt: false,
+    })
     expect(existsSync(join(dir, 'pwned'))).toBe(false)
   })
 
   it('matchers: empty and * match all, A|B exact names, anything else a regex over the whole name; a bad regex fails at createKernel', async () => {
     const calls: string[] = []
-    const note = (label: string) => ({ type: 'function' as const, fn: (input: { tool_name: string }) => void calls.push(`${label}:${input.tool_name}`) })
+    const note = (label: string) => ({
+      type: 'function' as const,
+      fn: (input: { tool_name: string }) => void calls.push(`${label}:${input.tool_name}`),
+    })
     const kernel = testKernel([Echo, Fail], {
-      hooks: { PreToolUse: [{ matcher: '', hooks: [note('empty')] }, { matcher: '*', hooks: [note('star')] }, { matcher: 'Echo|Nope', hooks: [note('names')] }, { matcher: 'E.ho', hooks: [note('regex')] }, { matcher: 'Ech', hooks: [note('partial')] }] },
+      hooks: {
+        PreToolUse: [
+          { matcher: '', hooks: [note('empty')] },
+          { matcher: '*', hooks: [note('star')] },
+          { matcher: 'Echo|Nope', hooks: [note('names')] },
+          { matcher: 'E.ho', hooks: [note('regex')] },
+          { matcher: 'Ech', hooks: [note('partial')] },
+        ],
+      },
     })
     await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }], ['b', 'Fail', {}]))
     expect(calls.sort()).toEqual(['empty:Echo', 'empty:Fail', 'names:Echo', 'regex:Echo', 'star:Echo', 'star:Fail'])
-    expect(() => createKernel({ tools: [Echo], hooks: { PreToolUse: [{ matcher: 'E(', hooks: [note('x')] }] } })).toThrow(/hook matcher "E\(" is not a valid regular expression/)
-    expect(() => createKernel({ tools: [Echo], hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: '' }] }] } as never })).toThrow(/a command hook needs a command/)
-    expect(() => createKernel({ tools: [Echo], hooks: { BeforeEverything: [] } as never })).toThrow(/hooks configuration/)
+    expect(() =>
+      createKernel({ tools: [Echo], hooks: { PreToolUse: [{ matcher: 'E(', hooks: [note('x')] }] } }),
+    ).toThrow(/hook matcher "E\(" is not a valid regular expression/)
+    expect(() =>
+      createKernel({ tools: [Echo], hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: '' }] }] } as never }),
+    ).toThrow(/a command hook needs a command/)
+    expect(() => createKernel({ tools: [Echo], hooks: { BeforeEverything: [] } as never })).toThrow(
+      /hooks configuration/,
+    )
   })
 })
 
@@ -186,14 +298,46 @@ describe('in-process hooks', () => {
     const kernel = testKernel([Echo], {
       hooks: {
         PreToolUse: [
-          { matcher: 'Echo', hooks: [{ type: 'function', name: 'guard', fn: (input) => ((input.tool_input as { text: string }).text === 'no' ? { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'said no' } } : undefined) }] },
-          { hooks: [{ type: 'function', name: 'buggy', fn: () => { throw new Error('hook bug') } }, { type: 'function', name: 'slow', timeout: 0.05, fn: () => new Promise(() => {}) }] },
+          {
+            matcher: 'Echo',
+            hooks: [
+              {
+                type: 'function',
+                name: 'guard',
+                fn: (input) =>
+                  (input.tool_input as { text: string }).text === 'no'
+                    ? { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'said no' } }
+                    : undefined,
+              },
+            ],
+          },
+          {
+            hooks: [
+              {
+                type: 'function',
+                name: 'buggy',
+                fn: () => {
+                  throw new Error('hook bug')
+                },
+              },
+              { type: 'function', name: 'slow', timeout: 0.05, fn: () => new Promise(() => {}) },
+            ],
+          },
         ],
       },
     })
-    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'no' }], ['b', 'Echo', { text: 'yes' }]))
-    expect(message.content.map(content)).toEqual(['<tool_use_error>A PreToolUse hook blocked this Echo call: said no</tool_use_error>', 'echo: yes'])
-    expect(hookEvents(events).filter((e) => e.toolUseId === 'b').map((e) => [e.hook, e.outcome, e.error])).toEqual([
+    const { message, events } = await kernel.runTurn(
+      assistant(['a', 'Echo', { text: 'no' }], ['b', 'Echo', { text: 'yes' }]),
+    )
+    expect(message.content.map(content)).toEqual([
+      '<tool_use_error>A PreToolUse hook blocked this Echo call: said no</tool_use_error>',
+      'echo: yes',
+    ])
+    expect(
+      hookEvents(events)
+        .filter((e) => e.toolUseId === 'b')
+        .map((e) => [e.hook, e.outcome, e.error]),
+    ).toEqual([
       ['PreToolUse[0].hooks[0] (guard)', 'continue', undefined],
       ['PreToolUse[1].hooks[0] (buggy)', 'error', 'threw: hook bug'],
       ['PreToolUse[1].hooks[1] (slow)', 'error', 'timed out after 0.05 s'],
@@ -202,15 +346,38 @@ describe('in-process hooks', () => {
 
   it('an abort while a PostToolUse hook runs keeps the real result (and the call still has exactly one)', async () => {
     const controller = new AbortController()
-    const kernel = testKernel([Echo], { hooks: { PostToolUse: [{ hooks: [{ type: 'function', fn: () => (queueMicrotask(() => controller.abort()), new Promise(() => {})) }] }] } })
-    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]), { signal: controller.signal })
+    const kernel = testKernel([Echo], {
+      hooks: {
+        PostToolUse: [
+          {
+            hooks: [{ type: 'function', fn: () => (queueMicrotask(() => controller.abort()), new Promise(() => {})) }],
+          },
+        ],
+      },
+    })
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]), {
+      signal: controller.signal,
+    })
     expect(message.content).toEqual([{ type: 'tool_result', tool_use_id: 'a', content: 'echo: x' }])
     expect(events.filter((e) => e.type === 'tool.result')).toHaveLength(1)
   })
 
   it('a PostToolUse objection becomes feedback for the model', async () => {
-    const kernel = testKernel([Echo], { hooks: { PostToolUse: [{ hooks: [{ type: 'function', fn: () => ({ decision: 'block', reason: 'output mentions a secret; redact it' }) }] }] } })
+    const kernel = testKernel([Echo], {
+      hooks: {
+        PostToolUse: [
+          {
+            hooks: [
+              { type: 'function', fn: () => ({ decision: 'block', reason: 'output mentions a secret; redact it' }) },
+            ],
+          },
+        ],
+      },
+    })
     const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
-    expect(message.content[0]?.content).toEqual([{ type: 'text', text: 'echo: x' }, { type: 'text', text: 'Context from a hook:\noutput mentions a secret; redact it' }])
+    expect(message.content[0]?.content).toEqual([
+      { type: 'text', text: 'echo: x' },
+      { type: 'text', text: 'Context from a hook:\noutput mentions a secret; redact it' },
+    ])
   })
 })

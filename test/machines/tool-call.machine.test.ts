@@ -6,7 +6,12 @@ import { assign, createActor, enqueueActions } from 'xstate'
 import { toolCallMachine } from '../../src/machines/tool-call.machine.js'
 import type { ToolCallEvent } from '../../src/machines/tool-call.types.js'
 
-type Script = { parseFails?: boolean; permission?: 'allow' | 'deny'; call?: 'done' | 'failed' | 'pending'; customValidation?: boolean }
+type Script = {
+  parseFails?: boolean
+  permission?: 'allow' | 'deny'
+  call?: 'done' | 'failed' | 'pending'
+  customValidation?: boolean
+}
 
 function run(script: Script, after?: (send: (e: ToolCallEvent) => void) => void) {
   const trail: string[] = []
@@ -20,12 +25,20 @@ function run(script: Script, after?: (send: (e: ToolCallEvent) => void) => void)
       validateSchema: note('validateSchema'),
       runValidateInput: note('runValidateInput'),
       runPreHooks: note('runPreHooks'),
-      runPermission: script.permission === 'deny'
-        ? raise({ type: 'permission.done', decision: { behavior: 'deny', source: 'rule' }, failure: { step: 'permission', code: 'permission_denied', message: 'denied' } })
-        : raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'rule' } }),
-      runCall: script.call === 'pending' ? note('runCall') : script.call === 'failed'
-        ? raise({ type: 'call.failed', failure: { step: 'call', code: 'tool_error', message: 'boom' } })
-        : raise({ type: 'call.done', overBudget: false }),
+      runPermission:
+        script.permission === 'deny'
+          ? raise({
+              type: 'permission.done',
+              decision: { behavior: 'deny', source: 'rule' },
+              failure: { step: 'permission', code: 'permission_denied', message: 'denied' },
+            })
+          : raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'rule' } }),
+      runCall:
+        script.call === 'pending'
+          ? note('runCall')
+          : script.call === 'failed'
+            ? raise({ type: 'call.failed', failure: { step: 'call', code: 'tool_error', message: 'boom' } })
+            : raise({ type: 'call.done', overBudget: false }),
       abortCall: note('abortCall'),
       runBudget: note('runBudget'),
       mapResult: note('mapResult'),
@@ -45,7 +58,17 @@ describe('tool-call machine with provided effects', () => {
   it('walks the steps to succeeded', () => {
     const { trail, snapshot } = run({ permission: 'allow', call: 'done' })
     expect(snapshot.value).toBe('succeeded')
-    expect(trail).toEqual(['record:parse', 'validateSchema', 'record:validate', 'record:permission', 'recordStart', 'record:call', 'mapResult', 'record:map', 'emit'])
+    expect(trail).toEqual([
+      'record:parse',
+      'validateSchema',
+      'record:validate',
+      'record:permission',
+      'recordStart',
+      'record:call',
+      'mapResult',
+      'record:map',
+      'emit',
+    ])
   })
 
   it('goes from a failed parse straight to map and emit, ending failed', () => {

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { Bash, buildTool, createJsonlLog, createKernel, Edit, Read, type CanUseTool, type KernelOptions, type PermissionRequest } from '../../src/index.js'
+import {
+  Bash,
+  buildTool,
+  createJsonlLog,
+  createKernel,
+  Edit,
+  Read,
+  type CanUseTool,
+  type KernelOptions,
+  type PermissionRequest,
+} from '../../src/index.js'
 import { commandParts, matchesCommand, matchesPath, parseRule } from '../../src/permissions/rules.js'
 import { compileRules, matchRules } from '../../src/permissions/ruleset.js'
 import { assistant, fixedClock, testKernel } from '../helpers.js'
@@ -16,14 +26,25 @@ const cwd = '/work/proj'
 
 describe('rule syntax', () => {
   it('parses Tool and Tool(specifier), and rejects what does not parse, at createKernel', () => {
-    expect(parseRule('Bash(npm run test:*)', 'allow')).toEqual({ source: 'Bash(npm run test:*)', behavior: 'allow', tool: 'Bash', specifier: 'npm run test:*' })
+    expect(parseRule('Bash(npm run test:*)', 'allow')).toEqual({
+      source: 'Bash(npm run test:*)',
+      behavior: 'allow',
+      tool: 'Bash',
+      specifier: 'npm run test:*',
+    })
     expect(parseRule('mcp__github', 'deny')).toEqual({ source: 'mcp__github', behavior: 'deny', tool: 'mcp__github' })
-    expect(() => parseRule('Bash(', 'allow')).toThrow(/"Bash\(" \(allow\) does not parse: write Tool or Tool\(specifier\)/)
+    expect(() => parseRule('Bash(', 'allow')).toThrow(
+      /"Bash\(" \(allow\) does not parse: write Tool or Tool\(specifier\)/,
+    )
     expect(() => parseRule('Read()', 'deny')).toThrow(/empty specifier/)
     expect(() => createKernel({ tools: [Bash], permissions: { allow: ['Bash(npm test'] } })).toThrow(/does not parse/)
     const Plain = buildTool({ name: 'Plain', description: () => 'p', inputSchema: z.object({}), call: async () => '' })
-    expect(() => createKernel({ tools: [Plain], permissions: { deny: ['Plain(x)'] } })).toThrow(/Plain takes no specifier/)
-    expect(() => createKernel({ tools: [Plain], permissions: { mode: 'yolo' as never } })).toThrow(/permissions.mode must be one of default, acceptEdits, plan, bypassPermissions, dontAsk/)
+    expect(() => createKernel({ tools: [Plain], permissions: { deny: ['Plain(x)'] } })).toThrow(
+      /Plain takes no specifier/,
+    )
+    expect(() => createKernel({ tools: [Plain], permissions: { mode: 'yolo' as never } })).toThrow(
+      /permissions.mode must be one of default, acceptEdits, plan, bypassPermissions, dontAsk/,
+    )
   })
 
   it('matches Bash commands exactly, or by word prefix with :*', () => {
@@ -51,9 +72,22 @@ describe('rule syntax', () => {
 })
 
 describe('rule precedence and compound commands', () => {
-  const Mcp = buildTool({ name: 'mcp__github__create_issue', description: () => 'm', inputSchema: z.object({}), call: async () => '' })
-  const rules = compileRules({ allow: ['Bash(npm run test:*)', 'Bash(git status)', 'Read(./src/**)', 'mcp__github'], ask: ['Bash(git push:*)'], deny: ['Bash(rm:*)', 'Read(./src/secret.ts)'] }, [Bash, Read])
-  const check = (tool: typeof Bash | typeof Read | typeof Mcp, input: unknown) => matchRules(rules, tool, input, cwd)?.behavior
+  const Mcp = buildTool({
+    name: 'mcp__github__create_issue',
+    description: () => 'm',
+    inputSchema: z.object({}),
+    call: async () => '',
+  })
+  const rules = compileRules(
+    {
+      allow: ['Bash(npm run test:*)', 'Bash(git status)', 'Read(./src/**)', 'mcp__github'],
+      ask: ['Bash(git push:*)'],
+      deny: ['Bash(rm:*)', 'Read(./src/secret.ts)'],
+    },
+    [Bash, Read],
+  )
+  const check = (tool: typeof Bash | typeof Read | typeof Mcp, input: unknown) =>
+    matchRules(rules, tool, input, cwd)?.behavior
 
   it('allows a compound command only if every part is allowed; a denied part denies the whole', () => {
     expect(check(Bash, { command: 'npm run test && git status' })).toBe('allow')
@@ -80,24 +114,49 @@ describe('the permission step through the kernel', () => {
     const kernel = testKernel([Bash, Edit, Read], { cwd: options.cwd ?? project(), ...options })
     return kernel.runTurn(assistant(...calls))
   }
-  const decisions = (events: Array<{ type: string }>) => events.filter((e) => e.type === 'tool.permitted').map((e) => { const p = e as unknown as { behavior: string; source: string }; return `${p.behavior}:${p.source}` })
+  const decisions = (events: Array<{ type: string }>) =>
+    events
+      .filter((e) => e.type === 'tool.permitted')
+      .map((e) => {
+        const p = e as unknown as { behavior: string; source: string }
+        return `${p.behavior}:${p.source}`
+      })
 
   it('modes: plan denies what writes, dontAsk turns ask into deny, bypassPermissions allows, acceptEdits allows edits inside cwd', async () => {
     const dir = project()
-    const plan = await run({ cwd: dir, permissions: { mode: 'plan' } }, ['a', 'Bash', { command: 'ls' }], ['b', 'Bash', { command: 'touch x' }])
+    const plan = await run(
+      { cwd: dir, permissions: { mode: 'plan' } },
+      ['a', 'Bash', { command: 'ls' }],
+      ['b', 'Bash', { command: 'touch x' }],
+    )
     expect(decisions(plan.events)).toEqual(['allow:tool', 'deny:mode'])
     expect(String(plan.message.content[1]?.content)).toMatch(/plan mode allows nothing that writes/)
-    const dontAsk = await run({ cwd: dir, permissions: { mode: 'dontAsk' }, canUseTool: () => ({ behavior: 'allow' }) }, ['a', 'Bash', { command: 'touch x' }])
+    const dontAsk = await run(
+      { cwd: dir, permissions: { mode: 'dontAsk' }, canUseTool: () => ({ behavior: 'allow' }) },
+      ['a', 'Bash', { command: 'touch x' }],
+    )
     expect(decisions(dontAsk.events)).toEqual(['deny:mode'])
-    const bypass = await run({ cwd: dir, permissions: { mode: 'bypassPermissions' } }, ['a', 'Bash', { command: 'touch x' }])
+    const bypass = await run({ cwd: dir, permissions: { mode: 'bypassPermissions' } }, [
+      'a',
+      'Bash',
+      { command: 'touch x' },
+    ])
     expect(decisions(bypass.events)).toEqual(['allow:mode'])
-    const accept = await run({ cwd: dir, permissions: { mode: 'acceptEdits' } }, ['a', 'Edit', { file_path: join(dir, 'x'), old_string: 'a', new_string: 'b' }], ['b', 'Edit', { file_path: '/etc/hosts', old_string: 'a', new_string: 'b' }])
+    const accept = await run(
+      { cwd: dir, permissions: { mode: 'acceptEdits' } },
+      ['a', 'Edit', { file_path: join(dir, 'x'), old_string: 'a', new_string: 'b' }],
+      ['b', 'Edit', { file_path: '/etc/hosts', old_string: 'a', new_string: 'b' }],
+    )
     expect(decisions(accept.events)).toEqual(['allow:mode', 'deny:default'])
   })
 
   it('asks canUseTool with the reason and suggested rules; allow once, allow with edited input, deny', async () => {
     const requests: PermissionRequest[] = []
-    const answers: Record<string, ReturnType<CanUseTool>> = { once: { behavior: 'allow' }, edit: { behavior: 'allow', updatedInput: { command: 'echo edited' } }, no: { behavior: 'deny', message: 'not today' } }
+    const answers: Record<string, ReturnType<CanUseTool>> = {
+      once: { behavior: 'allow' },
+      edit: { behavior: 'allow', updatedInput: { command: 'echo edited' } },
+      no: { behavior: 'deny', message: 'not today' },
+    }
     const { message } = await run(
       { canUseTool: (request) => (requests.push(request), answers[request.toolUseId] as never) },
       ['once', 'Bash', { command: 'echo $HOME' }],
@@ -109,28 +168,51 @@ describe('the permission step through the kernel', () => {
       ['edit', 'the command may change things: echo $HOME', ['Bash(echo:*)', 'Bash(echo $HOME)']],
       ['no', 'the command may change things: npm run build', ['Bash(npm run:*)', 'Bash(npm run build)']],
     ])
-    expect(message.content.map((b) => String(b.content))).toEqual([expect.stringMatching(/^\/|^\S/), 'edited', expect.stringMatching(/denied: not today/)])
+    expect(message.content.map((b) => String(b.content))).toEqual([
+      expect.stringMatching(/^\/|^\S/),
+      'edited',
+      expect.stringMatching(/denied: not today/),
+    ])
   })
 
   it('grants last the session, are events, and are honoured by a kernel resumed from the log', async () => {
     const dir = project()
     const logPath = join(dir, 'session.jsonl')
     let asked = 0
-    const first = createKernel({ tools: [Bash], cwd: dir, log: createJsonlLog(logPath, fixedClock()), canUseTool: () => (asked++, { behavior: 'allow', grant: { scope: 'rule', rule: 'Bash(echo:*)' } }) })
+    const first = createKernel({
+      tools: [Bash],
+      cwd: dir,
+      log: createJsonlLog(logPath, fixedClock()),
+      canUseTool: () => (asked++, { behavior: 'allow', grant: { scope: 'rule', rule: 'Bash(echo:*)' } }),
+    })
     await first.runTurn(assistant(['a', 'Bash', { command: 'echo one $X' }]))
     await first.runTurn(assistant(['b', 'Bash', { command: 'echo two $Y' }]))
     expect(asked).toBe(1)
     first.log.close()
-    const resumed = createKernel({ tools: [Bash], cwd: dir, log: createJsonlLog(logPath, fixedClock()), canUseTool: () => { throw new Error('should not ask') } })
+    const resumed = createKernel({
+      tools: [Bash],
+      cwd: dir,
+      log: createJsonlLog(logPath, fixedClock()),
+      canUseTool: () => {
+        throw new Error('should not ask')
+      },
+    })
     const { message, events } = await resumed.runTurn(assistant(['c', 'Bash', { command: 'echo three $Z' }]))
     expect(String(message.content[0]?.content)).toBe('three')
-    expect(events.find((e) => e.type === 'tool.permitted')).toMatchObject({ behavior: 'allow', source: 'user', reason: 'granted for this session (Bash(echo:*))' })
+    expect(events.find((e) => e.type === 'tool.permitted')).toMatchObject({
+      behavior: 'allow',
+      source: 'user',
+      reason: 'granted for this session (Bash(echo:*))',
+    })
     expect(resumed.log.read().filter((e) => e.type === 'permission.granted')).toHaveLength(1)
   })
 
   it('a grant for this exact call matches only the same input', async () => {
     let asked = 0
-    const kernel = testKernel([Bash], { cwd: project(), canUseTool: () => (asked++, { behavior: 'allow', grant: { scope: 'call' } }) })
+    const kernel = testKernel([Bash], {
+      cwd: project(),
+      canUseTool: () => (asked++, { behavior: 'allow', grant: { scope: 'call' } }),
+    })
     await kernel.runTurn(assistant(['a', 'Bash', { command: 'echo $A' }]))
     await kernel.runTurn(assistant(['b', 'Bash', { command: 'echo $A' }]))
     await kernel.runTurn(assistant(['c', 'Bash', { command: 'echo $B' }]))
@@ -138,7 +220,14 @@ describe('the permission step through the kernel', () => {
   })
 
   it('canUseTool that throws or answers nonsense denies; one still pending when the turn is aborted is cancelled and told', async () => {
-    const thrown = await run({ canUseTool: () => { throw new Error('dialog crashed') } }, ['a', 'Bash', { command: 'touch x' }])
+    const thrown = await run(
+      {
+        canUseTool: () => {
+          throw new Error('dialog crashed')
+        },
+      },
+      ['a', 'Bash', { command: 'touch x' }],
+    )
     expect(String(thrown.message.content[0]?.content)).toMatch(/the approval prompt failed \(dialog crashed\)/)
     const nonsense = await run({ canUseTool: () => 'yes' as never }, ['a', 'Bash', { command: 'touch x' }])
     expect(String(nonsense.message.content[0]?.content)).toMatch(/gave no answer the kernel understands \("yes"\)/)
@@ -152,8 +241,12 @@ describe('the permission step through the kernel', () => {
         return new Promise(() => {})
       },
     })
-    const { message } = await kernel.runTurn(assistant(['a', 'Bash', { command: 'touch x' }]), { signal: controller.signal })
-    expect(String(message.content[0]?.content)).toBe('Bash was cancelled before it ran: the user interrupted the turn. It had no effect; call it again if it is still needed.')
+    const { message } = await kernel.runTurn(assistant(['a', 'Bash', { command: 'touch x' }]), {
+      signal: controller.signal,
+    })
+    expect(String(message.content[0]?.content)).toBe(
+      'Bash was cancelled before it ran: the user interrupted the turn. It had no effect; call it again if it is still needed.',
+    )
     expect(promptSignal?.aborted).toBe(true)
   })
 

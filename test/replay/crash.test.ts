@@ -10,7 +10,15 @@ import { buildTool, createJsonlLog, createKernel, parseJsonl, projectMessages, r
 const dir = mkdtempSync(join(tmpdir(), 'toolkernel-crash-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const tools = ['Quick', 'Hang', 'Later'].map((name) => buildTool({ name, description: () => name, inputSchema: z.object({}), isConcurrencySafe: () => name !== 'Later', call: async () => '' }))
+const tools = ['Quick', 'Hang', 'Later'].map((name) =>
+  buildTool({
+    name,
+    description: () => name,
+    inputSchema: z.object({}),
+    isConcurrencySafe: () => name !== 'Later',
+    call: async () => '',
+  }),
+)
 
 async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 10))
@@ -20,7 +28,9 @@ async function waitFor(check: () => boolean): Promise<void> {
 describe('crash recovery', () => {
   it('recovers the JSONL log of a process killed with SIGKILL mid-call', async () => {
     const logPath = join(dir, 'session.jsonl')
-    const child = spawn(process.execPath, [new URL('../fixtures/crash/child.mjs', import.meta.url).pathname, logPath], { stdio: 'ignore' })
+    const child = spawn(process.execPath, [new URL('../fixtures/crash/child.mjs', import.meta.url).pathname, logPath], {
+      stdio: 'ignore',
+    })
     const exited = new Promise((resolve) => child.once('exit', resolve))
     await waitFor(() => existsSync(logPath) && readFileSync(logPath, 'utf8').includes('"tool.progress"'))
     child.kill('SIGKILL')
@@ -35,12 +45,20 @@ describe('crash recovery', () => {
     const [message] = projectMessages(after)
     expect(message?.content.map((b) => [b.tool_use_id, String(b.content)])).toEqual([
       ['q1', 'quick result'],
-      ['h1', expect.stringMatching(/^Hang was interrupted while running: the session stopped unexpectedly .*Output before it stopped:\nworking…\n$/s)],
+      [
+        'h1',
+        expect.stringMatching(
+          /^Hang was interrupted while running: the session stopped unexpectedly .*Output before it stopped:\nworking…\n$/s,
+        ),
+      ],
       ['l1', expect.stringMatching(/^Later was cancelled before it ran: the session stopped unexpectedly/)],
     ])
     const result = await replay(after, { tools })
     expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
     // The resumed kernel goes on with the session.
-    expect((await kernel.runTurn({ role: 'assistant', content: [{ type: 'tool_use', id: 'n1', name: 'Quick', input: {} }] })).message.content).toHaveLength(1)
+    expect(
+      (await kernel.runTurn({ role: 'assistant', content: [{ type: 'tool_use', id: 'n1', name: 'Quick', input: {} }] }))
+        .message.content,
+    ).toHaveLength(1)
   })
 })

@@ -7,7 +7,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createMemoryLog, parseJsonl, projectMessages, recover, replay, toJsonLine, type KernelEvent, type KernelOptions } from '../../src/index.js'
+import {
+  createMemoryLog,
+  parseJsonl,
+  projectMessages,
+  recover,
+  replay,
+  toJsonLine,
+  type KernelEvent,
+  type KernelOptions,
+} from '../../src/index.js'
 import { assistant, counterIds, fixedClock, testKernel } from '../helpers.js'
 import { goldenTools } from './golden-tools.js'
 
@@ -16,17 +25,35 @@ const RESULTS = 'test/fixtures/logs/results'
 const update = process.env.UPDATE_GOLDEN === '1'
 let recording = false
 
-type Scenario = { name: string; options?: Partial<KernelOptions>; run: (kernel: ReturnType<typeof testKernel>, abort: AbortController) => Promise<unknown> }
+type Scenario = {
+  name: string
+  options?: Partial<KernelOptions>
+  run: (kernel: ReturnType<typeof testKernel>, abort: AbortController) => Promise<unknown>
+}
 
 const scenarios: Scenario[] = [
   {
     name: 'parallel-batch',
-    run: (k) => k.runTurn(assistant(['t1', 'Lookup', { key: 'a' }], ['t2', 'Lookup', { key: 'b' }], ['t3', 'Writer', { note: 'hi' }], ['t4', 'Lookup', { key: 'c' }], ['t5', 'Lookup', { wrong: 1 }], ['t6', 'Nope', {}], ['t7', 'Broken', {}])),
+    run: (k) =>
+      k.runTurn(
+        assistant(
+          ['t1', 'Lookup', { key: 'a' }],
+          ['t2', 'Lookup', { key: 'b' }],
+          ['t3', 'Writer', { note: 'hi' }],
+          ['t4', 'Lookup', { key: 'c' }],
+          ['t5', 'Lookup', { wrong: 1 }],
+          ['t6', 'Nope', {}],
+          ['t7', 'Broken', {}],
+        ),
+      ),
   },
   {
     name: 'abort',
     run: (k, abort) => {
-      const turn = k.runTurn(assistant(['s1', 'Slow', { steps: 2 }], ['s2', 'Slow', { steps: 1 }], ['w1', 'Writer', { note: 'later' }]), { signal: abort.signal })
+      const turn = k.runTurn(
+        assistant(['s1', 'Slow', { steps: 2 }], ['s2', 'Slow', { steps: 1 }], ['w1', 'Writer', { note: 'later' }]),
+        { signal: abort.signal },
+      )
       setImmediate(() => abort.abort('the user pressed Esc'))
       return turn
     },
@@ -36,8 +63,28 @@ const scenarios: Scenario[] = [
     options: {
       hooks: {
         PreToolUse: [
-          { matcher: 'Writer', hooks: [{ type: 'function', name: 'no-writes', fn: () => ({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'writes are frozen' } }) }] },
-          { matcher: 'Lookup', hooks: [{ type: 'function', name: 'context', fn: () => ({ hookSpecificOutput: { additionalContext: 'keys are case-sensitive' } }) }] },
+          {
+            matcher: 'Writer',
+            hooks: [
+              {
+                type: 'function',
+                name: 'no-writes',
+                fn: () => ({
+                  hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'writes are frozen' },
+                }),
+              },
+            ],
+          },
+          {
+            matcher: 'Lookup',
+            hooks: [
+              {
+                type: 'function',
+                name: 'context',
+                fn: () => ({ hookSpecificOutput: { additionalContext: 'keys are case-sensitive' } }),
+              },
+            ],
+          },
         ],
         PostToolUse: [{ hooks: [{ type: 'function', name: 'audit', fn: () => undefined }] }],
       },
@@ -48,7 +95,10 @@ const scenarios: Scenario[] = [
     name: 'denial',
     options: {
       permissions: { deny: ['Broken'], ask: ['Writer'] },
-      canUseTool: (request) => (request.toolUseId === 'd2' ? { behavior: 'allow', grant: { scope: 'tool' } } : { behavior: 'deny', message: 'not now' }),
+      canUseTool: (request) =>
+        request.toolUseId === 'd2'
+          ? { behavior: 'allow', grant: { scope: 'tool' } }
+          : { behavior: 'deny', message: 'not now' },
     },
     run: async (k) => {
       await k.runTurn(assistant(['d1', 'Broken', {}], ['d2', 'Writer', { note: 'first' }]))
@@ -86,7 +136,13 @@ async function recordCrash(): Promise<KernelEvent[]> {
   const clock = fixedClock()
   const log = createMemoryLog(clock)
   const kernel = testKernel(goldenTools, { clock, ids: counterIds(), log })
-  void kernel.runTurn(assistant(['c1', 'Lookup', { key: 'done before the crash' }], ['c2', 'Slow', { steps: 2 }], ['c3', 'Writer', { note: 'never ran' }]))
+  void kernel.runTurn(
+    assistant(
+      ['c1', 'Lookup', { key: 'done before the crash' }],
+      ['c2', 'Slow', { steps: 2 }],
+      ['c3', 'Writer', { note: 'never ran' }],
+    ),
+  )
   await new Promise((resolve) => setImmediate(resolve))
   return [...log.read()]
 }
@@ -107,12 +163,20 @@ describe('golden logs', () => {
         const events = scenario.name === 'crash-mid-call' ? await recordCrash() : await record(scenario)
         recording = false
         writeFileSync(logPath, events.map(toJsonLine).join(''))
-        writeFileSync(join(DIR, `${scenario.name}.messages.json`), JSON.stringify(projectMessages(events), null, 2) + '\n')
+        writeFileSync(
+          join(DIR, `${scenario.name}.messages.json`),
+          JSON.stringify(projectMessages(events), null, 2) + '\n',
+        )
       }
       const events = load(scenario.name)
-      expect(JSON.stringify(projectMessages(events), null, 2) + '\n').toBe(readFileSync(join(DIR, `${scenario.name}.messages.json`), 'utf8'))
+      expect(JSON.stringify(projectMessages(events), null, 2) + '\n').toBe(
+        readFileSync(join(DIR, `${scenario.name}.messages.json`), 'utf8'),
+      )
       const whole = scenario.name === 'crash-mid-call' ? closeLog(events) : events
-      const result = await replay(whole, { tools: goldenTools, ...(scenario.options?.permissions !== undefined ? { permissions: scenario.options.permissions } : {}) })
+      const result = await replay(whole, {
+        tools: goldenTools,
+        ...(scenario.options?.permissions !== undefined ? { permissions: scenario.options.permissions } : {}),
+      })
       expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
     })
   }
@@ -129,7 +193,9 @@ describe('golden logs', () => {
     const [message] = projectMessages(closed)
     expect(message?.content.map((b) => String(b.content))).toEqual([
       'value of done before the crash',
-      expect.stringMatching(/^Slow was interrupted while running: the session stopped unexpectedly .* Output before it stopped:\nstep 1\nstep 2\n$/s),
+      expect.stringMatching(
+        /^Slow was interrupted while running: the session stopped unexpectedly .* Output before it stopped:\nstep 1\nstep 2\n$/s,
+      ),
       expect.stringMatching(/^Writer was cancelled before it ran: the session stopped unexpectedly/),
     ])
   })
@@ -142,13 +208,25 @@ describe('golden logs', () => {
       const decided = events.find((e) => e.type === 'tool.permitted' && e.toolUseId === 'd2')
       expect(result.divergence.position).toBeLessThanOrEqual(decided?.seq ?? -1)
       expect(result.divergence.expected).toMatchObject({ toolUseId: 'd2' })
-      expect(result.divergence.message).toMatch(/^at event \d+: the log has \S+ \{.*\}, but the engine now decides \S+ \{.*"toolUseId":"d2"/)
+      expect(result.divergence.message).toMatch(
+        /^at event \d+: the log has \S+ \{.*\}, but the engine now decides \S+ \{.*"toolUseId":"d2"/,
+      )
     }
   })
 
   it('a log from a newer toolkernel is refused line by line with a clear message', () => {
-    const line = JSON.stringify({ v: 2, seq: 0, at: 1, type: 'turn.started', turnId: 't', mode: 'batch', maxConcurrency: 1 })
-    expect(parseJsonl(`${line}\n`).corrupt).toEqual([{ line: 1, message: 'written by a newer toolkernel (event version 2; this one reads up to 1)' }])
+    const line = JSON.stringify({
+      v: 2,
+      seq: 0,
+      at: 1,
+      type: 'turn.started',
+      turnId: 't',
+      mode: 'batch',
+      maxConcurrency: 1,
+    })
+    expect(parseJsonl(`${line}\n`).corrupt).toEqual([
+      { line: 1, message: 'written by a newer toolkernel (event version 2; this one reads up to 1)' },
+    ])
   })
 })
 

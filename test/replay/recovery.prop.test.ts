@@ -12,41 +12,62 @@ import { inputOf, makeTools, scheduledHooks, specsArb } from '../prop-helpers.js
 describe('recovery and replay properties', () => {
   it('cut anywhere, recovered: one result per tool_use, and replay finds no divergence', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), specsArb, fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.nat(), async (s, specs, cap, abort, cutSeed) => {
-        const { tools } = makeTools(s, cap)
-        const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
-        const ids = specs.map((_, i) => `call_${i}`)
-        const controller = new AbortController()
-        if (abort) void s.schedule(Promise.resolve(), 'abort').then(() => controller.abort('user pressed Esc'))
-        await s.waitFor(kernel.runTurn(assistant(...specs.map((spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown])), { signal: controller.signal }))
+      fc.asyncProperty(
+        fc.scheduler(),
+        specsArb,
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        fc.nat(),
+        async (s, specs, cap, abort, cutSeed) => {
+          const { tools } = makeTools(s, cap)
+          const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
+          const ids = specs.map((_, i) => `call_${i}`)
+          const controller = new AbortController()
+          if (abort) void s.schedule(Promise.resolve(), 'abort').then(() => controller.abort('user pressed Esc'))
+          await s.waitFor(
+            kernel.runTurn(
+              assistant(
+                ...specs.map(
+                  (spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown],
+                ),
+              ),
+              { signal: controller.signal },
+            ),
+          )
 
-        const full = kernel.log.read()
-        const cut = cutSeed % (full.length + 1)
-        const log = createMemoryLog(fixedClock(), full.slice(0, cut))
-        const recovered = recover(log.read())
-        for (const event of recovered) log.append(event)
-        const closed: readonly KernelEvent[] = log.read()
+          const full = kernel.log.read()
+          const cut = cutSeed % (full.length + 1)
+          const log = createMemoryLog(fixedClock(), full.slice(0, cut))
+          const recovered = recover(log.read())
+          for (const event of recovered) log.append(event)
+          const closed: readonly KernelEvent[] = log.read()
 
-        // The wording tells the truth: a call that was started may have had its effect; only one
-        // that never started is said to have had none.
-        const started = new Set(full.slice(0, cut).filter((e) => e.type === 'tool.started').map((e) => e.toolUseId))
-        for (const event of recovered) {
-          if (event.type !== 'tool.result') continue
-          const text = String(event.block.content)
-          if (started.has(event.toolUseId)) {
-            expect(text).not.toMatch(/had no effect|before it ran/)
-            expect(text).toMatch(/may have|has taken effect|took effect/)
-          } else expect(text).toMatch(/cancelled before it ran: .* It had no effect/)
-        }
+          // The wording tells the truth: a call that was started may have had its effect; only one
+          // that never started is said to have had none.
+          const started = new Set(
+            full
+              .slice(0, cut)
+              .filter((e) => e.type === 'tool.started')
+              .map((e) => e.toolUseId),
+          )
+          for (const event of recovered) {
+            if (event.type !== 'tool.result') continue
+            const text = String(event.block.content)
+            if (started.has(event.toolUseId)) {
+              expect(text).not.toMatch(/had no effect|before it ran/)
+              expect(text).toMatch(/may have|has taken effect|took effect/)
+            } else expect(text).toMatch(/cancelled before it ran: .* It had no effect/)
+          }
 
-        const requested = closed.filter((e) => e.type === 'tool.requested').map((e) => e.toolUseId)
-        const answered = closed.filter((e) => e.type === 'tool.result').map((e) => e.toolUseId)
-        expect([...answered].sort()).toEqual([...requested].sort())
-        expect(recover(closed)).toEqual([])
+          const requested = closed.filter((e) => e.type === 'tool.requested').map((e) => e.toolUseId)
+          const answered = closed.filter((e) => e.type === 'tool.result').map((e) => e.toolUseId)
+          expect([...answered].sort()).toEqual([...requested].sort())
+          expect(recover(closed)).toEqual([])
 
-        const result = await replay(closed, { tools })
-        expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
-      }),
+          const result = await replay(closed, { tools })
+          expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+        },
+      ),
       { numRuns: 200 },
     )
   })

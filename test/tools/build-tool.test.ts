@@ -4,7 +4,12 @@ import { buildTool, DEFAULT_MAX_RESULT_SIZE_CHARS, lazySchema, toAPIFormat } fro
 import { Echo } from '../helpers.js'
 
 const minimal = () =>
-  buildTool({ name: 'Min', description: () => 'Minimal.', inputSchema: z.object({ a: z.string() }), call: async () => 'x' })
+  buildTool({
+    name: 'Min',
+    description: () => 'Minimal.',
+    inputSchema: z.object({ a: z.string() }),
+    call: async () => 'x',
+  })
 
 describe('buildTool', () => {
   it('fills fail-closed defaults', () => {
@@ -33,9 +38,13 @@ describe('buildTool', () => {
   })
 
   it('rejects definitions that could never run, naming the problem', () => {
-    expect(() => buildTool({ name: 'bad name!', description: () => '', inputSchema: z.object({}), call: async () => '' })).toThrow(/name "bad name!"/)
+    expect(() =>
+      buildTool({ name: 'bad name!', description: () => '', inputSchema: z.object({}), call: async () => '' }),
+    ).toThrow(/name "bad name!"/)
     expect(() => buildTool({ name: 'NoSchema', description: () => '', call: async () => '' })).toThrow(/inputSchema/)
-    expect(() => buildTool({ name: 'NoCall', description: () => '', inputSchema: z.object({}) } as never)).toThrow(/call must be a function/)
+    expect(() => buildTool({ name: 'NoCall', description: () => '', inputSchema: z.object({}) } as never)).toThrow(
+      /call must be a function/,
+    )
   })
 
   it('builds a lazy schema once, on first use', () => {
@@ -75,10 +84,32 @@ describe('toAPIFormat', () => {
   })
 
   it('uses prompt() as the model-facing description and leaves disabled tools out', () => {
-    const prompted = buildTool({ name: 'P', description: () => 'short', prompt: () => 'long text for the model', inputSchema: z.object({}), call: async () => '' })
-    const disabled = buildTool({ name: 'Off', description: () => 'off', inputSchema: z.object({}), isEnabled: () => false, call: async () => '' })
-    const throwing = buildTool({ name: 'Throws', description: () => 't', inputSchema: z.object({}), isEnabled: () => { throw new Error('x') }, call: async () => '' })
-    expect(toAPIFormat([prompted, disabled, throwing]).map((t) => [t.name, t.description])).toEqual([['P', 'long text for the model']])
+    const prompted = buildTool({
+      name: 'P',
+      description: () => 'short',
+      prompt: () => 'long text for the model',
+      inputSchema: z.object({}),
+      call: async () => '',
+    })
+    const disabled = buildTool({
+      name: 'Off',
+      description: () => 'off',
+      inputSchema: z.object({}),
+      isEnabled: () => false,
+      call: async () => '',
+    })
+    const throwing = buildTool({
+      name: 'Throws',
+      description: () => 't',
+      inputSchema: z.object({}),
+      isEnabled: () => {
+        throw new Error('x')
+      },
+      call: async () => '',
+    })
+    expect(toAPIFormat([prompted, disabled, throwing]).map((t) => [t.name, t.description])).toEqual([
+      ['P', 'long text for the model'],
+    ])
   })
 
   it('passes a JSON Schema tool through as it is', () => {

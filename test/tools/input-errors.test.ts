@@ -3,7 +3,11 @@ import { z } from 'zod'
 import { closest, describeIssues, editDistance, schemaHint } from '../../src/tools/input-errors.js'
 
 describe('describeIssues', () => {
-  const schema = z.strictObject({ path: z.string(), limit: z.number().int().min(1).optional(), mode: z.enum(['a', 'b']).optional() })
+  const schema = z.strictObject({
+    path: z.string(),
+    limit: z.number().int().min(1).optional(),
+    mode: z.enum(['a', 'b']).optional(),
+  })
   const describe_ = (input: unknown) => {
     const r = schema.safeParse(input)
     return r.success ? [] : describeIssues(r.error.issues, input)
@@ -28,9 +32,17 @@ describe('describeIssues', () => {
 
 describe('schemaHint', () => {
   it('summarises fields, optional ones marked', () => {
-    expect(schemaHint({ properties: { path: { type: 'string' }, n: { type: 'integer' }, m: { enum: ['a', 'b'] }, xs: { type: 'array', items: { type: 'string' } } }, required: ['path'] })).toBe(
-      '{ path: string, n?: integer, m?: "a" | "b", xs?: string[] }',
-    )
+    expect(
+      schemaHint({
+        properties: {
+          path: { type: 'string' },
+          n: { type: 'integer' },
+          m: { enum: ['a', 'b'] },
+          xs: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['path'],
+      }),
+    ).toBe('{ path: string, n?: integer, m?: "a" | "b", xs?: string[] }')
   })
 })
 

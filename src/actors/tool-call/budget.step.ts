@@ -27,7 +27,8 @@ export function runBudgetStep({ context, self, env }: StepArgs): ToolCallEvent |
 
 /** The budget step interrupted before the save finished: keep a preview that says it was not saved. */
 export function abandonBudgetStep({ context, env }: StepArgs): void {
-  if (env.persisted === undefined) keepPreview(env, context.toolUseId, undefined, 'the turn was interrupted before it was saved')
+  if (env.persisted === undefined)
+    keepPreview(env, context.toolUseId, undefined, 'the turn was interrupted before it was saved')
 }
 
 /** Replaces the oversize block with its preview, which is what the turn's message now carries. */

@@ -72,7 +72,8 @@ export interface ResolvedStepArgs extends StepArgs {
 
 /** The tool parse resolved; a step after parse without one is a bug in the machine. */
 export function resolvedTool(env: CallEnv, context: ToolCallContext): Tool {
-  if (env.tool === undefined) throw new Error(`tool call ${context.toolUseId}: a step after parse ran without a resolved tool`)
+  if (env.tool === undefined)
+    throw new Error(`tool call ${context.toolUseId}: a step after parse ran without a resolved tool`)
   return env.tool
 }
 
@@ -97,7 +98,8 @@ export class CallEnvs {
 
   of(context: ToolCallContext): CallEnv {
     const env = this.#envs.get(`${context.turnId}\u0000${context.toolUseId}`)
-    if (env === undefined) throw new Error(`no environment for tool call ${context.toolUseId} (start calls with startToolCall)`)
+    if (env === undefined)
+      throw new Error(`no environment for tool call ${context.toolUseId} (start calls with startToolCall)`)
     return env
   }
 
@@ -108,18 +110,22 @@ export class CallEnvs {
 
   /** A step that may change the context: assigns only when it returns an update (assigns copy the snapshot). */
   assigning(step: (args: StepArgs) => Partial<ToolCallContext> | undefined) {
-    return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(({ context, self, enqueue }) => {
-      const update = step({ context, self, env: this.of(context) })
-      if (update !== undefined) enqueue.assign(update)
-    })
+    return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(
+      ({ context, self, enqueue }) => {
+        const update = step({ context, self, env: this.of(context) })
+        if (update !== undefined) enqueue.assign(update)
+      },
+    )
   }
 
   /** A step whose synchronous answer is raised as its `*.done` event in the same macrostep. */
   raising(step: (args: StepArgs) => ToolCallEvent | undefined) {
-    return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(({ context, self, enqueue }) => {
-      const event = step({ context, self, env: this.of(context) })
-      if (event !== undefined) enqueue.raise(event)
-    })
+    return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(
+      ({ context, self, enqueue }) => {
+        const event = step({ context, self, env: this.of(context) })
+        if (event !== undefined) enqueue.raise(event)
+      },
+    )
   }
 }
 
@@ -154,7 +160,11 @@ export function attempt<T>(
   return undefined
 }
 
-function safeBuild<T>(onValue: (value: T) => ToolCallEvent, value: T, onError: (error: unknown) => ToolCallEvent): ToolCallEvent {
+function safeBuild<T>(
+  onValue: (value: T) => ToolCallEvent,
+  value: T,
+  onError: (error: unknown) => ToolCallEvent,
+): ToolCallEvent {
   try {
     return onValue(value)
   } catch (error) {
@@ -163,7 +173,11 @@ function safeBuild<T>(onValue: (value: T) => ToolCallEvent, value: T, onError: (
 }
 
 export function isThenable<T>(value: unknown): value is PromiseLike<T> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 /** Text progress a call may put into the log; past it, the log notes only how much was left out. */

@@ -14,7 +14,10 @@ export function runCallStep({ context, self, env, tool }: ResolvedStepArgs): voi
       sendIfActive(self, { type: 'call.done', overBudget: measureForBudget(env, tool, context.toolUseId) })
     },
     (error: unknown) => {
-      sendIfActive(self, { type: 'call.failed', failure: { step: 'call', code: 'tool_error', message: toolErrorText(tool.name, error) } })
+      sendIfActive(self, {
+        type: 'call.failed',
+        failure: { step: 'call', code: 'tool_error', message: toolErrorText(tool.name, error) },
+      })
     },
   )
 }
@@ -41,5 +44,10 @@ export async function invokeTool(tool: Tool, input: unknown, context: ToolContex
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, void> {
-  return value !== null && typeof value === 'object' && typeof (value as AsyncGenerator).next === 'function' && Symbol.asyncIterator in value
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as AsyncGenerator).next === 'function' &&
+    Symbol.asyncIterator in value
+  )
 }

@@ -7,7 +7,16 @@ import * as text from '../../tools/result-text.js'
 import { withContext } from './run-hooks.js'
 
 /** Codes for calls that never ran: their text is wrapped in `<tool_use_error>` (DESIGN §6). */
-const NEVER_RAN = new Set<Failure['code']>(['unknown_tool', 'tool_disabled', 'invalid_json', 'not_an_object', 'invalid_input', 'validate_input', 'hook_blocked', 'permission_denied'])
+const NEVER_RAN = new Set<Failure['code']>([
+  'unknown_tool',
+  'tool_disabled',
+  'invalid_json',
+  'not_an_object',
+  'invalid_input',
+  'validate_input',
+  'hook_blocked',
+  'permission_denied',
+])
 
 /** Most of a partial output the interrupted result keeps (its tail: errors sit at the end). */
 const PARTIAL_TAIL_CHARS = 10_000
@@ -20,12 +29,18 @@ export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallConte
   }
   const tool = resolvedTool(env, context)
   try {
-    const mapped = env.mapped ?? { block: checkBlock(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId)) }
+    const mapped = env.mapped ?? {
+      block: checkBlock(tool.mapToolResultToToolResultBlockParam(env.output, context.toolUseId)),
+    }
     if ('error' in mapped) throw mapped.error
     env.block = withContext(normalise(mapped.block, tool, context.toolUseId), env.contexts)
     return undefined
   } catch (error) {
-    const failure: Failure = { step: 'map', code: 'tool_error', message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}` }
+    const failure: Failure = {
+      step: 'map',
+      code: 'tool_error',
+      message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}`,
+    }
     env.block = withContext(failureBlock(context, failure, env), env.contexts)
     return { failure }
   }
@@ -34,7 +49,10 @@ export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallConte
 /** The mapper's block, checked: a mapper is the tool's code, and its answer a trust boundary. */
 export function checkBlock(block: unknown): ToolResultBlock {
   const parsed = ToolResultBlockSchema.safeParse(block)
-  if (!parsed.success) throw new Error(`its mapper returned something that is not a tool_result block (${parsed.error.issues[0]?.message ?? 'invalid'})`)
+  if (!parsed.success)
+    throw new Error(
+      `its mapper returned something that is not a tool_result block (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+    )
   return parsed.data
 }
 
@@ -49,7 +67,8 @@ function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv):
   let content: string
   if (NEVER_RAN.has(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
   else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)
-  else if (failure.code === 'interrupted') content = text.interruptedText(name, failure.message, partialOutput(env.progress))
+  else if (failure.code === 'interrupted')
+    content = text.interruptedText(name, failure.message, partialOutput(env.progress))
   else content = failure.message
   return toolResultBlock(context.toolUseId, content, true)
 }

@@ -14,14 +14,29 @@ export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> 
   if (context.failure !== null) return undefined
   const { registry, hooks } = env.services
   const tool = registry.find(context.name)
-  if (tool === undefined) return fail('parse', 'unknown_tool', text.unknownToolText(context.name, registry.tools.map((t) => t.name)))
+  if (tool === undefined)
+    return fail(
+      'parse',
+      'unknown_tool',
+      text.unknownToolText(
+        context.name,
+        registry.tools.map((t) => t.name),
+      ),
+    )
   if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
   env.tool = tool
-  if (env.inputError !== undefined) return fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError))
-  if (!isPlainObject(env.rawInput)) return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
-  const steps = { customValidation: tool.validateInput !== undefined, preHooks: hooks.has('pre', tool, context.toolUseId), postHooks: hooks.has('post', tool, context.toolUseId) }
+  if (env.inputError !== undefined)
+    return fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError))
+  if (!isPlainObject(env.rawInput))
+    return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
+  const steps = {
+    customValidation: tool.validateInput !== undefined,
+    preHooks: hooks.has('pre', tool, context.toolUseId),
+    postHooks: hooks.has('post', tool, context.toolUseId),
+  }
   const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
-  if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt) return undefined
+  if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt)
+    return undefined
   return { steps, interrupt }
 }
 
@@ -32,4 +47,3 @@ function fail(step: Failure['step'], code: Failure['code'], message: string): { 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
-

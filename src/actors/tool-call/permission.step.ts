@@ -12,18 +12,33 @@ import { checkSchema } from './validate.step.js'
 export function runPermissionStep({ context, self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
   return attempt(
     self,
-    () => env.services.permissions.decide(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId), env.hookSay),
+    () =>
+      env.services.permissions.decide(
+        tool,
+        env.input,
+        toolContextOf(env, context.turnId, context.toolUseId),
+        env.hookSay,
+      ),
     (verdict) => {
       const decision: PermissionDecision = { behavior: verdict.behavior, source: verdict.source }
       if (verdict.reason !== undefined) decision.reason = verdict.reason
       if (verdict.updatedInput !== undefined) decision.updatedInput = verdict.updatedInput
       if (verdict.behavior !== 'allow') {
         const reason = verdict.reason ?? 'no reason given'
-        return { type: 'permission.done', decision, failure: { step: 'permission', code: 'permission_denied', message: text.permissionDeniedText(tool.name, reason) } }
+        return {
+          type: 'permission.done',
+          decision,
+          failure: {
+            step: 'permission',
+            code: 'permission_denied',
+            message: text.permissionDeniedText(tool.name, reason),
+          },
+        }
       }
       if (verdict.updatedInput !== undefined) {
         const checked = checkSchema(tool, verdict.updatedInput)
-        if (!checked.ok) return { type: 'permission.done', decision, failure: { ...checked.failure, step: 'permission' } }
+        if (!checked.ok)
+          return { type: 'permission.done', decision, failure: { ...checked.failure, step: 'permission' } }
         env.input = checked.input
       }
       return { type: 'permission.done', decision }
@@ -31,7 +46,11 @@ export function runPermissionStep({ context, self, env, tool }: ResolvedStepArgs
     (error) => ({
       type: 'permission.done',
       decision: { behavior: 'deny', source: 'tool', reason: text.describeError(error) },
-      failure: { step: 'permission', code: 'permission_denied', message: text.permissionDeniedText(tool.name, `the permission check failed (${text.describeError(error)})`) },
+      failure: {
+        step: 'permission',
+        code: 'permission_denied',
+        message: text.permissionDeniedText(tool.name, `the permission check failed (${text.describeError(error)})`),
+      },
     }),
   )
 }

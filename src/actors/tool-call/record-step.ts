@@ -9,7 +9,10 @@ import { failureOfEvent } from '../../machines/tool-call.machine.js'
 import type { ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { StepArgs } from './call-env.js'
 
-export function recordStep({ context, env, event }: StepArgs & { event: ToolCallEvent }, { step }: { step: Step }): void {
+export function recordStep(
+  { context, env, event }: StepArgs & { event: ToolCallEvent },
+  { step }: { step: Step },
+): void {
   const log = env.services.log
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   // Exit actions run before the transition's assigns: what the event brings is not in context yet.
@@ -17,7 +20,8 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
   // same macrostep (map, emit) still see that event and must not.
   const row = STEP_TABLE[step]
   const failure = context.failure ?? (row.waits ? failureOfEvent(event, step) : null)
-  if (step === 'permission' && event.type === 'permission.done') log.append({ type: 'tool.permitted', ...ids, ...event.decision })
+  if (step === 'permission' && event.type === 'permission.done')
+    log.append({ type: 'tool.permitted', ...ids, ...event.decision })
   if (failure !== null && failure.step === step) {
     const cancelled = failure.code === 'cancelled' || failure.code === 'interrupted'
     if (cancelled) log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })
@@ -47,7 +51,11 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
     }
     case 'call':
       // Output that goes to the result store is kept there, not in the log: the budget event names the file.
-      log.append({ type: 'tool.completed', ...ids, output: event.type === 'call.done' && event.overBudget ? { persisted: true } : env.output })
+      log.append({
+        type: 'tool.completed',
+        ...ids,
+        output: event.type === 'call.done' && event.overBudget ? { persisted: true } : env.output,
+      })
       return
     case 'budget':
       if (env.persisted !== undefined) log.append({ type: 'tool.budgeted', ...ids, ...env.persisted })
@@ -60,17 +68,32 @@ export function recordStep({ context, env, event }: StepArgs & { event: ToolCall
   }
 }
 
-function hookedEvent(ids: { turnId: string; toolUseId: string }, phase: 'pre' | 'post', outcome: HookOutcome | undefined): KernelEventInput {
-  const event: KernelEventInput & { type: 'tool.hooked' } = { type: 'tool.hooked', ...ids, phase, outcome: outcome?.outcome ?? 'continue' }
+function hookedEvent(
+  ids: { turnId: string; toolUseId: string },
+  phase: 'pre' | 'post',
+  outcome: HookOutcome | undefined,
+): KernelEventInput {
+  const event: KernelEventInput & { type: 'tool.hooked' } = {
+    type: 'tool.hooked',
+    ...ids,
+    phase,
+    outcome: outcome?.outcome ?? 'continue',
+  }
   if (outcome === undefined) return event
   if (outcome.reason !== undefined) event.reason = outcome.reason
   if (outcome.decision !== undefined) event.decision = outcome.decision
   if (outcome.updatedInput !== undefined) event.updatedInput = outcome.updatedInput
   if (outcome.additionalContext !== undefined) event.additionalContext = outcome.additionalContext
-  if (outcome.systemMessages.length > 0 || outcome.errors.length > 0) event.systemMessages = [...outcome.systemMessages, ...outcome.errors.map((e) => `hook error: ${e}`)]
+  if (outcome.systemMessages.length > 0 || outcome.errors.length > 0)
+    event.systemMessages = [...outcome.systemMessages, ...outcome.errors.map((e) => `hook error: ${e}`)]
   return event
 }
 
 export function recordStart({ context, env }: StepArgs): void {
-  env.services.log.append({ type: 'tool.started', turnId: context.turnId, toolUseId: context.toolUseId, interrupt: context.interrupt })
+  env.services.log.append({
+    type: 'tool.started',
+    turnId: context.turnId,
+    toolUseId: context.toolUseId,
+    interrupt: context.interrupt,
+  })
 }

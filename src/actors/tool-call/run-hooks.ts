@@ -12,7 +12,13 @@ import { checkSchema } from './validate.step.js'
 
 export function runHooksStep(phase: 'pre' | 'post') {
   return ({ context, self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined => {
-    const request: HookRequest = { phase, turnId: context.turnId, toolUseId: context.toolUseId, tool, input: env.input ?? env.rawInput }
+    const request: HookRequest = {
+      phase,
+      turnId: context.turnId,
+      toolUseId: context.toolUseId,
+      tool,
+      input: env.input ?? env.rawInput,
+    }
     if (phase === 'post') {
       if (context.failure === null) request.response = env.output
       else {
@@ -26,7 +32,11 @@ export function runHooksStep(phase: 'pre' | 'post') {
       (outcome) => (phase === 'pre' ? applyPre(env, tool, outcome) : applyPost(env, outcome)),
       // A broken hook runner must not break the call: note it and go on.
       (error) => {
-        env.hooks[phase] = { outcome: 'continue', systemMessages: [], errors: [`the hook runner failed: ${describeError(error)}`] }
+        env.hooks[phase] = {
+          outcome: 'continue',
+          systemMessages: [],
+          errors: [`the hook runner failed: ${describeError(error)}`],
+        }
         return phase === 'pre' ? { type: 'preHook.done' } : { type: 'postHook.done' }
       },
     )
@@ -35,31 +45,49 @@ export function runHooksStep(phase: 'pre' | 'post') {
 
 function applyPre(env: CallEnv, tool: Tool, outcome: HookOutcome): ToolCallEvent {
   env.hooks.pre = outcome
-  if (outcome.outcome === 'block') return { type: 'preHook.done', failure: { step: 'preHook', code: 'hook_blocked', message: hookBlockedText(tool.name, outcome.reason ?? 'no reason given') } }
+  if (outcome.outcome === 'block')
+    return {
+      type: 'preHook.done',
+      failure: {
+        step: 'preHook',
+        code: 'hook_blocked',
+        message: hookBlockedText(tool.name, outcome.reason ?? 'no reason given'),
+      },
+    }
   if (outcome.updatedInput !== undefined) {
     // A hook cannot smuggle in a field the schema forbids: rewritten input is validated again.
     const checked = checkSchema(tool, outcome.updatedInput)
     if (!checked.ok) {
-      const failure: Failure = { ...checked.failure, step: 'preHook', message: `A PreToolUse hook rewrote the input into one ${tool.name} does not accept, so the call did not run. ${checked.failure.message}` }
+      const failure: Failure = {
+        ...checked.failure,
+        step: 'preHook',
+        message: `A PreToolUse hook rewrote the input into one ${tool.name} does not accept, so the call did not run. ${checked.failure.message}`,
+      }
       return { type: 'preHook.done', failure }
     }
     env.input = checked.input
   }
-  if (outcome.decision !== undefined) env.hookSay = outcome.reason === undefined ? { decision: outcome.decision } : { decision: outcome.decision, reason: outcome.reason }
+  if (outcome.decision !== undefined)
+    env.hookSay =
+      outcome.reason === undefined
+        ? { decision: outcome.decision }
+        : { decision: outcome.decision, reason: outcome.reason }
   if (outcome.additionalContext !== undefined) env.contexts.push(outcome.additionalContext)
   return { type: 'preHook.done' }
 }
 
 function applyPost(env: CallEnv, outcome: HookOutcome): ToolCallEvent {
   env.hooks.post = outcome
-  if (outcome.additionalContext !== undefined && env.block !== undefined) env.block = withContext(env.block, [outcome.additionalContext])
+  if (outcome.additionalContext !== undefined && env.block !== undefined)
+    env.block = withContext(env.block, [outcome.additionalContext])
   return { type: 'postHook.done' }
 }
 
 /** The block with hook context added for the model, as text parts after the tool's own content. */
 export function withContext(block: ToolResultBlock, contexts: readonly string[]): ToolResultBlock {
   if (contexts.length === 0) return block
-  const parts = typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : [...block.content]
+  const parts =
+    typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : [...block.content]
   for (const context of contexts) parts.push({ type: 'text', text: `Context from a hook:\n${context}` })
   return { ...block, content: parts }
 }

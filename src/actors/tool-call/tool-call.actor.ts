@@ -53,7 +53,10 @@ export interface CallHandle {
 const NOT_FAILED: CallOutcome = Object.freeze({ toolFailed: false })
 const FAILED: CallOutcome = Object.freeze({ toolFailed: true })
 
-/** The machine with the kernel's step implementations, and the registry of its calls' environments. Built once per kernel. */
+/**
+ * The machine with the kernel's step implementations, and the registry of its calls'
+ * environments. Built once per kernel.
+ */
 export function provideToolCallMachine() {
   const envs = new CallEnvs()
   const machine = toolCallMachine.provide({
@@ -70,8 +73,10 @@ export function provideToolCallMachine() {
       mapResult: envs.assigning(mapResultStep),
       emit: envs.step(emitStep),
       runPostHooks: envs.raising(resolved(runPostHooksStep)),
-      recordStep: (({ context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent }, params: { step: Step }) =>
-        recordStep({ context, self, event, env: envs.of(context) }, params)) as never,
+      recordStep: ((
+        { context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent },
+        params: { step: Step },
+      ) => recordStep({ context, self, event, env: envs.of(context) }, params)) as never,
       recordStart: envs.step(recordStart),
     },
   })
@@ -81,8 +86,17 @@ export function provideToolCallMachine() {
 export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
 
 /** Starts one call. The returned promise settles once its result is logged. */
-export function startToolCall({ machine, envs }: ProvidedToolCallMachine, services: CallServices, request: CallRequest): CallHandle {
-  const input: ToolCallInput = { turnId: request.turnId, toolUseId: request.toolUseId, index: request.index, name: request.name }
+export function startToolCall(
+  { machine, envs }: ProvidedToolCallMachine,
+  services: CallServices,
+  request: CallRequest,
+): CallHandle {
+  const input: ToolCallInput = {
+    turnId: request.turnId,
+    toolUseId: request.toolUseId,
+    index: request.index,
+    name: request.name,
+  }
   if (request.voided !== undefined) input.voided = request.voided
   const env: CallEnv = {
     services,

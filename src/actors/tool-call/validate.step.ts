@@ -16,23 +16,40 @@ export function validateSchemaStep({ env, tool }: ResolvedStepArgs): Partial<Too
 }
 
 /** Schema validation, shared by the validate step and input rewritten by permission or hooks. */
-export function checkSchema(tool: Tool, input: unknown): { ok: true; input: unknown } | { ok: false; failure: Failure } {
+export function checkSchema(
+  tool: Tool,
+  input: unknown,
+): { ok: true; input: unknown } | { ok: false; failure: Failure } {
   const schema = tool.inputSchema
   if (schema === undefined) return { ok: true, input }
   const result = schema.safeParse(input)
   if (result.success) return { ok: true, input: result.data }
   const problems = describeIssues(result.error.issues, input)
-  return { ok: false, failure: { step: 'validate', code: 'invalid_input', message: text.invalidInputText(tool.name, problems, hintFor(tool)) } }
+  return {
+    ok: false,
+    failure: {
+      step: 'validate',
+      code: 'invalid_input',
+      message: text.invalidInputText(tool.name, problems, hintFor(tool)),
+    },
+  }
 }
 
 export function runValidateInputStep({ context, self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
   const reject = (message: string): ToolCallEvent => ({
     type: 'validateInput.done',
-    failure: { step: 'validate', code: 'validate_input', message: text.validateInputText(tool.name, message) } satisfies Failure,
+    failure: {
+      step: 'validate',
+      code: 'validate_input',
+      message: text.validateInputText(tool.name, message),
+    } satisfies Failure,
   })
   return attempt(
     self,
-    () => tool.validateInput?.(env.input, toolContextOf(env, context.turnId, context.toolUseId)) ?? { result: true as const },
+    () =>
+      tool.validateInput?.(env.input, toolContextOf(env, context.turnId, context.toolUseId)) ?? {
+        result: true as const,
+      },
     (answer) => (answer.result ? { type: 'validateInput.done' } : reject(answer.message)),
     (error) => reject(`its validator failed (${text.describeError(error)})`),
   )
@@ -40,5 +57,8 @@ export function runValidateInputStep({ context, self, env, tool }: ResolvedStepA
 
 /** A short description of the schema for error texts. */
 export function hintFor(tool: Tool): string {
-  return guarded(() => schemaHint(inputJsonSchema(tool) as Parameters<typeof schemaHint>[0]), '(see the tool description)')
+  return guarded(
+    () => schemaHint(inputJsonSchema(tool) as Parameters<typeof schemaHint>[0]),
+    '(see the tool description)',
+  )
 }

@@ -21,7 +21,9 @@ export interface TurnBudget {
 
 /** The text a block puts into the conversation. */
 export function textOf(block: ToolResultBlock): string {
-  return typeof block.content === 'string' ? block.content : block.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
+  return typeof block.content === 'string'
+    ? block.content
+    : block.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
 }
 
 /** Whether this output must be persisted; reserves its room in the message when it need not. */
@@ -38,9 +40,10 @@ export function claimBudget(budget: TurnBudget, chars: number, maxResultSizeChar
 /** The preview the model gets instead of the whole output. */
 export function previewOf(text: string, path: string | undefined, saveError?: string): string {
   const lines = text.split('\n').length
-  const where = path !== undefined
-    ? `the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep`
-    : `it could not be saved (${saveError ?? 'no result store'}), so only its beginning and end are shown`
+  const where =
+    path !== undefined
+      ? `the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep`
+      : `it could not be saved (${saveError ?? 'no result store'}), so only its beginning and end are shown`
   const head = text.slice(0, PREVIEW_CHARS)
   const tail = text.slice(-PREVIEW_CHARS)
   const omitted = text.length - head.length - tail.length

@@ -18,7 +18,12 @@ export interface Classified {
   input?: unknown
 }
 
-export function classifySafety(registry: ToolRegistry, name: string, input: unknown, inputError: string | undefined): Classified {
+export function classifySafety(
+  registry: ToolRegistry,
+  name: string,
+  input: unknown,
+  inputError: string | undefined,
+): Classified {
   const tool = registry.find(name)
   if (tool === undefined) return { safety: { safe: false, reason: 'unknown tool' } }
   if (inputError !== undefined) return { safety: { safe: false, reason: 'input is not valid JSON' } }

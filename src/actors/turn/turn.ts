@@ -42,7 +42,10 @@ export interface Turn {
   addToolUse(block: { id: string; name: string; input: unknown }): void
   /** Ends the message. A stop reason other than `tool_use` voids every call not yet started. */
   end(stopReason?: string | null): void
-  /** Drops the turn (the stream fell back; the model will re-issue its calls): running calls stop, nothing is emitted. */
+  /**
+   * Drops the turn (the stream fell back; the model will re-issue its calls): running calls stop,
+   * nothing is emitted.
+   */
   discard(reason?: string): void
   /** Progress and per-call completion, as they happen, from the start of the turn. */
   updates(): AsyncIterable<TurnUpdate>
@@ -82,7 +85,15 @@ export interface TurnControl extends Turn {
 
 export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const { turnId, log, services } = deps
-  const first = log.append({ type: 'turn.started', turnId, mode: config.mode, maxConcurrency: deps.maxConcurrency, earlyStart: config.earlyStart, cwd: services.cwd, permissions: deps.permissions }).seq
+  const first = log.append({
+    type: 'turn.started',
+    turnId,
+    mode: config.mode,
+    maxConcurrency: deps.maxConcurrency,
+    earlyStart: config.earlyStart,
+    cwd: services.cwd,
+    permissions: deps.permissions,
+  }).seq
   const control = new Subject<SchedulerInput>()
   const ids = new Set<string>()
   const budget: TurnBudget = { limit: deps.messageBudget, used: 0 }
@@ -97,18 +108,35 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     if (ids.has(use.id)) throw new TypeError(`tool call id "${use.id}" appears twice in turn ${turnId}`)
     ids.add(use.id)
     nextIndex = Math.max(nextIndex, use.index + 1)
-    const requested = { type: 'tool.requested' as const, turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input }
+    const requested = {
+      type: 'tool.requested' as const,
+      turnId,
+      toolUseId: use.id,
+      index: use.index,
+      name: use.name,
+      input: use.input,
+    }
     log.append(use.inputError === undefined ? requested : { ...requested, inputError: use.inputError })
     const classified = classifySafety(services.registry, use.name, use.input, use.inputError)
     log.append({ type: 'tool.queued', turnId, toolUseId: use.id, ...classified.safety })
     const { safe } = classified.safety
-    const preview = classified.tool !== undefined ? services.permissions.preview(classified.tool, classified.input) : 'unknown'
-    const early = config.earlyStart === 'all' || (config.earlyStart === 'safe' && safe && (preview === 'allow' || preview === 'deny'))
+    const preview =
+      classified.tool !== undefined ? services.permissions.preview(classified.tool, classified.input) : 'unknown'
+    const early =
+      config.earlyStart === 'all' ||
+      (config.earlyStart === 'safe' && safe && (preview === 'allow' || preview === 'deny'))
     control.next({ type: 'call', call: scheduled(use, safe, early, classified.tool?.cascadesOnFailure === true) })
   }
 
   const scheduled = (use: IncomingToolUse, safe: boolean, early: boolean, cascades: boolean): ScheduledCall => {
-    const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
+    const request: CallRequest = {
+      turnId,
+      toolUseId: use.id,
+      index: use.index,
+      name: use.name,
+      input: use.input,
+      budget,
+    }
     if (use.inputError !== undefined) request.inputError = use.inputError
     return {
       toolUseId: use.id,
@@ -120,8 +148,16 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
         log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
         return startToolCall(deps.machine, services, request)
       },
-      // A call whose input never arrived whole says so, rather than why it was not started: it could not run either way.
-      void: (reason) => startToolCall(deps.machine, services, use.inputError !== undefined ? request : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } }),
+      // A call whose input never arrived whole says so, rather than why it was not started:
+      // it could not run either way.
+      void: (reason) =>
+        startToolCall(
+          deps.machine,
+          services,
+          use.inputError !== undefined
+            ? request
+            : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
+        ),
     }
   }
 
@@ -164,8 +200,10 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     .pipe(
       scheduleCalls({
         maxConcurrency: deps.maxConcurrency,
-        cascadeReason: (failed) => `a parallel call (${failed.name} ${failed.toolUseId}) failed, so its siblings were stopped`,
-        onCascade: (failed, siblings) => log.append({ type: 'tool.cascaded', turnId, toolUseId: failed.toolUseId, siblings: [...siblings] }),
+        cascadeReason: (failed) =>
+          `a parallel call (${failed.name} ${failed.toolUseId}) failed, so its siblings were stopped`,
+        onCascade: (failed, siblings) =>
+          log.append({ type: 'tool.cascaded', turnId, toolUseId: failed.toolUseId, siblings: [...siblings] }),
       }),
     )
     .subscribe({
@@ -180,7 +218,11 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       },
     })
 
-  const turnEvents = (): KernelEvent[] => log.read().slice(first).filter((event) => event.turnId === turnId)
+  const turnEvents = (): KernelEvent[] =>
+    log
+      .read()
+      .slice(first)
+      .filter((event) => event.turnId === turnId)
 
   // History and live events are joined in one synchronous step at subscription: none is missed or repeated.
   const updates$ = new Observable<KernelEvent>((subscriber) => {
@@ -207,7 +249,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     turnId,
     push: (event) => (phase === 'open' ? anthropic.push(event) : rejectLate(turnId, phase)),
     // `[DONE]` follows the chunk with finish_reason, which already ended the message.
-    pushOpenAI: (chunk) => (phase === 'open' ? openai.push(chunk) : chunk === '[DONE]' ? undefined : rejectLate(turnId, phase)),
+    pushOpenAI: (chunk) =>
+      phase === 'open' ? openai.push(chunk) : chunk === '[DONE]' ? undefined : rejectLate(turnId, phase),
     addToolUse: (block) => {
       if (phase !== 'open') rejectLate(turnId, phase)
       add(asIncoming(block, nextIndex))
@@ -227,19 +270,29 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
 }
 
 function asIncoming(block: { id: string; name: string; input: unknown }, index: number): IncomingToolUse {
-  if (typeof block !== 'object' || block === null || typeof block.id !== 'string' || block.id === '' || typeof block.name !== 'string') {
+  if (
+    typeof block !== 'object' ||
+    block === null ||
+    typeof block.id !== 'string' ||
+    block.id === '' ||
+    typeof block.name !== 'string'
+  ) {
     throw new TypeError('addToolUse expects { id: non-empty string, name: string, input }')
   }
   return { id: block.id, name: block.name, input: block.input, index }
 }
 
 function rejectLate(turnId: string, phase: 'ended' | 'over' | 'open'): never {
-  throw new TypeError(`turn ${turnId} has ${phase === 'over' ? 'finished' : 'ended'}; it takes no more stream events or tool calls`)
+  throw new TypeError(
+    `turn ${turnId} has ${phase === 'over' ? 'finished' : 'ended'}; it takes no more stream events or tool calls`,
+  )
 }
 
 function voidReasonOf(stopReason: string | null, detail: string | undefined): string {
   if (detail !== undefined) return detail
-  return stopReason === null ? 'the message ended without a stop reason, so calls not yet started were not run' : `the message ended with stop reason "${stopReason}" instead of tool use, so calls not yet started were not run`
+  return stopReason === null
+    ? 'the message ended without a stop reason, so calls not yet started were not run'
+    : `the message ended with stop reason "${stopReason}" instead of tool use, so calls not yet started were not run`
 }
 
 export function abortReason(signal: AbortSignal): string {

@@ -14,19 +14,90 @@ export interface ReadOnlyVerdict {
 
 /** Commands that only read, whatever their arguments (beyond the checks below). */
 const READ_ONLY = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'find', 'pwd', 'echo', 'printf', 'which', 'file', 'stat', 'du', 'df',
-  'tree', 'sort', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'basename', 'dirname', 'realpath', 'readlink', 'date', 'whoami', 'uname', 'true', 'false',
-  'test', '[', 'jq', 'nl', 'od', 'xxd', 'strings', 'md5sum', 'sha256sum', 'shasum', 'comm', 'column', 'less', 'more', 'id', 'hostname',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'find',
+  'pwd',
+  'echo',
+  'printf',
+  'which',
+  'file',
+  'stat',
+  'du',
+  'df',
+  'tree',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'diff',
+  'cmp',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'date',
+  'whoami',
+  'uname',
+  'true',
+  'false',
+  'test',
+  '[',
+  'jq',
+  'nl',
+  'od',
+  'xxd',
+  'strings',
+  'md5sum',
+  'sha256sum',
+  'shasum',
+  'comm',
+  'column',
+  'less',
+  'more',
+  'id',
+  'hostname',
 ])
-const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show', 'rev-parse', 'ls-files', 'blame', 'grep', 'shortlog', 'describe', 'cat-file', 'ls-tree'])
-const FIND_WRITES = new Set(['-exec', '-execdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls', '-ok', '-okdir'])
+const GIT_READ_ONLY = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'rev-parse',
+  'ls-files',
+  'blame',
+  'grep',
+  'shortlog',
+  'describe',
+  'cat-file',
+  'ls-tree',
+])
+const FIND_WRITES = new Set([
+  '-exec',
+  '-execdir',
+  '-delete',
+  '-fprint',
+  '-fprint0',
+  '-fprintf',
+  '-fls',
+  '-ok',
+  '-okdir',
+])
 const SEPARATORS = new Set(['&&', '||', ';', '|', ';;', '\n'])
 /** Raw text that makes the shell expand or substitute something a tokenizer cannot see. */
 const EXPANSION = /`|\$\(|\$\{|\$[A-Za-z_0-9@*#?$!-]|<\(|>\(/
 
 export function readOnlyVerdict(command: string): ReadOnlyVerdict {
   if (command.trim() === '') return { readOnly: false, reason: 'empty command' }
-  if (EXPANSION.test(command)) return { readOnly: false, reason: 'command or process substitution, or variable expansion' }
+  if (EXPANSION.test(command))
+    return { readOnly: false, reason: 'command or process substitution, or variable expansion' }
   if (!quotesBalanced(command)) return { readOnly: false, reason: 'an unterminated quote' }
   let tokens: ParseEntry[]
   try {
@@ -90,11 +161,16 @@ function simpleCommand(words: readonly string[]): ReadOnlyVerdict {
   if (/^[A-Za-z_][A-Za-z_0-9]*=/.test(name)) return { readOnly: false, reason: 'environment assignment' }
   if (name === 'git') {
     const sub = args.find((a) => !a.startsWith('-'))
-    return sub !== undefined && GIT_READ_ONLY.has(sub) ? { readOnly: true } : { readOnly: false, reason: `git ${sub ?? ''} may write` }
+    return sub !== undefined && GIT_READ_ONLY.has(sub)
+      ? { readOnly: true }
+      : { readOnly: false, reason: `git ${sub ?? ''} may write` }
   }
   if (!READ_ONLY.has(name)) return { readOnly: false, reason: `${name} is not on the read-only list` }
-  if (name === 'find' && args.some((a) => FIND_WRITES.has(a))) return { readOnly: false, reason: 'find with an action that runs or writes' }
-  if (name === 'sort' && args.some((a) => a === '-o' || a.startsWith('--output') || /^-[a-zA-Z]*o/.test(a))) return { readOnly: false, reason: 'sort -o writes a file' }
-  if (name === 'uniq' && args.filter((a) => !a.startsWith('-')).length > 1) return { readOnly: false, reason: 'uniq with an output file' }
+  if (name === 'find' && args.some((a) => FIND_WRITES.has(a)))
+    return { readOnly: false, reason: 'find with an action that runs or writes' }
+  if (name === 'sort' && args.some((a) => a === '-o' || a.startsWith('--output') || /^-[a-zA-Z]*o/.test(a)))
+    return { readOnly: false, reason: 'sort -o writes a file' }
+  if (name === 'uniq' && args.filter((a) => !a.startsWith('-')).length > 1)
+    return { readOnly: false, reason: 'uniq with an output file' }
   return { readOnly: true }
 }

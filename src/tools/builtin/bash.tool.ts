@@ -20,8 +20,19 @@ export interface BashOutput {
 const inputSchema = lazySchema(() =>
   z.strictObject({
     command: z.string().min(1).describe('The shell command to run with bash, in the project directory'),
-    timeout: z.number().int().min(1).max(BASH_MAX_TIMEOUT_MS).optional().describe(`Milliseconds before the command is killed (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS})`),
-    description: z.string().optional().describe('Five to ten words saying what the command does, for the person watching'),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(BASH_MAX_TIMEOUT_MS)
+      .optional()
+      .describe(
+        `Milliseconds before the command is killed (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS})`,
+      ),
+    description: z
+      .string()
+      .optional()
+      .describe('Five to ten words saying what the command does, for the person watching'),
   }),
 )
 
@@ -49,7 +60,12 @@ export const Bash = buildTool<BashInput, BashOutput>({
   interruptBehavior: () => 'cancel',
   // Read-only commands run without asking; anything else asks unless a rule or mode allows it.
   checkPermissions: (input) =>
-    readOnly(input) ? { behavior: 'allow' } : { behavior: 'ask', message: `the command may change things: ${input.command.length > 200 ? `${input.command.slice(0, 200)}…` : input.command}` },
+    readOnly(input)
+      ? { behavior: 'allow' }
+      : {
+          behavior: 'ask',
+          message: `the command may change things: ${input.command.length > 200 ? `${input.command.slice(0, 200)}…` : input.command}`,
+        },
   cascadesOnFailure: true,
   userFacingName: (input) => (input?.description !== undefined ? `Bash (${input.description})` : 'Bash'),
   async call({ command, timeout }, { cwd, signal, ports, onProgress }): Promise<BashOutput> {
@@ -57,7 +73,9 @@ export const Bash = buildTool<BashInput, BashOutput>({
     const result = await ports.processes.run(command, { cwd, timeoutMs, signal, onOutput: onProgress })
     if (result.startError !== undefined) throw new Error(`the command could not be started: ${result.startError}`)
     if (result.timedOut) {
-      throw new Error(`the command timed out after ${timeoutMs / 1000} s and was killed, with every process it started${tail(result.output)}`)
+      throw new Error(
+        `the command timed out after ${timeoutMs / 1000} s and was killed, with every process it started${tail(result.output)}`,
+      )
     }
     if (result.aborted) throw new Error(`the command was stopped before it finished${tail(result.output)}`)
     return { output: result.output, exitCode: result.exitCode }

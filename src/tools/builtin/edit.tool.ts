@@ -10,9 +10,16 @@ const SNIPPET_CONTEXT = 3
 const inputSchema = lazySchema(() =>
   z.strictObject({
     file_path: z.string().describe('Absolute path of the file to change'),
-    old_string: z.string().describe('The exact text to replace, whitespace and indentation included; must occur exactly once unless replace_all'),
+    old_string: z
+      .string()
+      .describe(
+        'The exact text to replace, whitespace and indentation included; must occur exactly once unless replace_all',
+      ),
     new_string: z.string().describe('The text to put in its place (empty to delete old_string)'),
-    replace_all: z.boolean().optional().describe('Replace every occurrence of old_string instead of requiring exactly one'),
+    replace_all: z
+      .boolean()
+      .optional()
+      .describe('Replace every occurrence of old_string instead of requiring exactly one'),
   }),
 )
 
@@ -38,8 +45,13 @@ export const Edit = buildTool({
   validateInput: (input, context) => {
     const path = absolutePathCheck(input.file_path, context.cwd)
     if (!path.result) return path
-    if (input.old_string === '') return { result: false, message: 'old_string is empty; give the exact text to replace (to create a file, use Write)' }
-    if (input.old_string === input.new_string) return { result: false, message: 'old_string and new_string are the same, so the edit would change nothing' }
+    if (input.old_string === '')
+      return {
+        result: false,
+        message: 'old_string is empty; give the exact text to replace (to create a file, use Write)',
+      }
+    if (input.old_string === input.new_string)
+      return { result: false, message: 'old_string and new_string are the same, so the edit would change nothing' }
     return { result: true }
   },
   async call({ file_path: path, old_string: oldText, new_string: newText, replace_all: all }, { ports }) {
@@ -49,12 +61,18 @@ export const Edit = buildTool({
     if (stale !== undefined) throw new Error(stale)
     const text = Buffer.from(await ports.fs.readFile(path)).toString('utf8')
     const count = text.split(oldText).length - 1
-    if (count === 0) throw new Error(`old_string was not found in ${path}; check whitespace and indentation, or Read the file again to see its current text`)
+    if (count === 0)
+      throw new Error(
+        `old_string was not found in ${path}; check whitespace and indentation, or Read the file again to see its current text`,
+      )
     if (count > 1 && all !== true) {
-      throw new Error(`old_string occurs ${count} times in ${path}; include more surrounding lines to make it unique, or set replace_all to change all ${count}`)
+      throw new Error(
+        `old_string occurs ${count} times in ${path}; include more surrounding lines to make it unique, or set replace_all to change all ${count}`,
+      )
     }
     const at = text.indexOf(oldText)
-    const updated = all === true ? text.split(oldText).join(newText) : text.slice(0, at) + newText + text.slice(at + oldText.length)
+    const updated =
+      all === true ? text.split(oldText).join(newText) : text.slice(0, at) + newText + text.slice(at + oldText.length)
     await ports.fs.writeFile(path, updated)
     const after = await ports.fs.stat(path)
     if (after !== undefined) recordRead(ports, path, after.mtimeMs, 'all')

@@ -28,7 +28,8 @@ export function recordRead(ports: ToolPorts, path: string, mtimeMs: number, rang
 /** Why the file may not be changed now, or undefined when it may. */
 export async function staleReason(ports: ToolPorts, path: string, verb: string): Promise<string | undefined> {
   const record = ledger(ports).get(path)
-  if (record === undefined) return `${path} has not been read in this session; Read it before you ${verb} it, so you know what you are replacing`
+  if (record === undefined)
+    return `${path} has not been read in this session; Read it before you ${verb} it, so you know what you are replacing`
   const now = await ports.fs.stat(path)
   if (now !== undefined && now.mtimeMs !== record.mtimeMs) {
     return `${path} changed on disk since you read it (someone or something else modified it); Read it again before you ${verb} it`

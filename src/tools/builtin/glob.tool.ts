@@ -39,6 +39,8 @@ export const Glob = buildTool({
     if (matches.length === 0) return `No files match ${pattern} under ${root}`
     const shown = matches.slice(0, GLOB_LIMIT).map((m) => m.path)
     const more = matches.length - shown.length
-    return more > 0 ? `${shown.join('\n')}\n(${more} more matched, ${matches.length} in all; narrow the pattern or the path)` : shown.join('\n')
+    return more > 0
+      ? `${shown.join('\n')}\n(${more} more matched, ${matches.length} in all; narrow the pattern or the path)`
+      : shown.join('\n')
   },
 })

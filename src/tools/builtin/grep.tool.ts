@@ -7,10 +7,18 @@ export const GREP_LIMIT = 100
 
 const inputSchema = lazySchema(() =>
   z.strictObject({
-    pattern: z.string().min(1).describe('Regular expression to search for (JavaScript syntax), e.g. "function\\\\s+load" or "TODO"'),
+    pattern: z
+      .string()
+      .min(1)
+      .describe('Regular expression to search for (JavaScript syntax), e.g. "function\\\\s+load" or "TODO"'),
     path: z.string().optional().describe('Absolute file or directory to search (default: the working directory)'),
     glob: z.string().optional().describe('Only search files whose paths match this glob, e.g. "**/*.ts"'),
-    output_mode: z.enum(['content', 'files_with_matches', 'count']).optional().describe('"content": matching lines as path:line: text; "files_with_matches" (default): paths only; "count": matches per file'),
+    output_mode: z
+      .enum(['content', 'files_with_matches', 'count'])
+      .optional()
+      .describe(
+        '"content": matching lines as path:line: text; "files_with_matches" (default): paths only; "count": matches per file',
+      ),
     '-i': z.boolean().optional().describe('Ignore case'),
     '-C': z.number().int().min(0).max(20).optional().describe('Lines of context around each match (content mode)'),
   }),
@@ -58,7 +66,9 @@ export const Grep = buildTool({
       limit: GREP_LIMIT,
     })
     if (result.lines.length === 0) return `No matches for /${input.pattern}/ in ${root}`
-    const note = result.truncated ? `\n(more than ${GREP_LIMIT} ${mode === 'content' ? 'matches' : 'files'}; narrow the pattern, path or glob)` : ''
+    const note = result.truncated
+      ? `\n(more than ${GREP_LIMIT} ${mode === 'content' ? 'matches' : 'files'}; narrow the pattern, path or glob)`
+      : ''
     return result.lines.join('\n') + note
   },
 })

@@ -19,7 +19,8 @@ export function absolutePathCheck(path: string | undefined, cwd: string, field =
 export async function missingFileMessage(fs: FileSystem, path: string): Promise<string> {
   const dir = dirname(path)
   const names = await fs.readdir(dir)
-  if (names.length === 0 && (await fs.stat(dir)) === undefined) return `no such file ${path} (the directory ${dir} does not exist either)`
+  if (names.length === 0 && (await fs.stat(dir)) === undefined)
+    return `no such file ${path} (the directory ${dir} does not exist either)`
   const guess = closest(basename(path), names)
   return guess !== undefined ? `no such file ${path} — did you mean ${join(dir, guess)}?` : `no such file ${path}`
 }

@@ -10,14 +10,25 @@ export const READ_DEFAULT_LIMIT = 2000
 export const READ_MAX_LINE_CHARS = 2000
 /** Past this much text in one read, Read asks for a smaller range instead of flooding the context. */
 export const READ_MAX_CHARS = 256_000
-const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' }
+const IMAGE_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+}
 
 type ReadOutput = { kind: 'text'; text: string } | { kind: 'image'; mediaType: string; data: string }
 
 const inputSchema = lazySchema(() =>
   z.strictObject({
     file_path: z.string().describe('Absolute path of the file to read, e.g. /home/me/project/src/index.ts'),
-    offset: z.number().int().min(1).optional().describe('Line number to start from (1 = first line). Give it with limit for large files.'),
+    offset: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Line number to start from (1 = first line). Give it with limit for large files.'),
     limit: z.number().int().min(1).optional().describe(`How many lines to read (default ${READ_DEFAULT_LIMIT}).`),
   }),
 )
@@ -57,32 +68,53 @@ export const Read = buildTool({
       return { kind: 'image', mediaType, data: Buffer.from(bytes).toString('base64') }
     }
     if (bytes.subarray(0, 8192).includes(0)) {
-      throw new Error(`${path} is a binary file (it contains NUL bytes), so it cannot be read as text; use Bash with a suitable command (file, xxd, strings, unzip -l) instead`)
+      throw new Error(
+        `${path} is a binary file (it contains NUL bytes), so it cannot be read as text; use Bash with a suitable command (file, xxd, strings, unzip -l) instead`,
+      )
     }
     const text = Buffer.from(bytes).toString('utf8')
     const lines = text.split(/\r?\n/)
     if (lines.at(-1) === '') lines.pop()
     const first = offset ?? 1
     const count = limit ?? READ_DEFAULT_LIMIT
-    recordRead(ports, path, stat.mtimeMs, offset === undefined && limit === undefined ? 'all' : { offset: first, limit: count })
+    recordRead(
+      ports,
+      path,
+      stat.mtimeMs,
+      offset === undefined && limit === undefined ? 'all' : { offset: first, limit: count },
+    )
     if (lines.length === 0) return { kind: 'text', text: `(${path} is empty)` }
     if (first > lines.length) throw new Error(`${path} has ${lines.length} lines, so offset ${first} is past its end`)
     const slice = lines.slice(first - 1, first - 1 + count).map(cutLong)
     const body = numberLines(slice, first)
     if (body.length > READ_MAX_CHARS) {
-      throw new Error(`lines ${first}-${first + slice.length - 1} of ${path} are ${body.length} characters, more than Read returns at once (${READ_MAX_CHARS}); read a smaller range with offset and limit, or find the lines you need with Grep first`)
+      throw new Error(
+        `lines ${first}-${first + slice.length - 1} of ${path} are ${body.length} characters, more than Read returns at once (${READ_MAX_CHARS}); read a smaller range with offset and limit, or find the lines you need with Grep first`,
+      )
     }
     const rest = lines.length - (first - 1 + slice.length)
-    return { kind: 'text', text: rest > 0 ? `${body}\n… ${rest} more lines (${lines.length} in all); continue with offset ${first + slice.length}` : body }
+    return {
+      kind: 'text',
+      text:
+        rest > 0
+          ? `${body}\n… ${rest} more lines (${lines.length} in all); continue with offset ${first + slice.length}`
+          : body,
+    }
   },
   mapToolResultToToolResultBlockParam(output, toolUseId): ToolResultBlock {
     if (output.kind === 'image') {
-      return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType, data: output.data } }] }
+      return {
+        type: 'tool_result',
+        tool_use_id: toolUseId,
+        content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType, data: output.data } }],
+      }
     }
     return { type: 'tool_result', tool_use_id: toolUseId, content: output.text }
   },
 })
 
 function cutLong(line: string): string {
-  return line.length > READ_MAX_LINE_CHARS ? `${line.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line
+  return line.length > READ_MAX_LINE_CHARS
+    ? `${line.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${line.length} characters]`
+    : line
 }

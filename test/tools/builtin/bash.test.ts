@@ -35,7 +35,9 @@ async function gone(pid: number): Promise<boolean> {
 describe('Bash', () => {
   it('runs in the working directory and merges stdout and stderr in the order written', async () => {
     const { call, root } = project()
-    expect(text(await call('Bash', { command: 'pwd; echo out; echo err >&2; echo out2' }))).toBe(`${root}\nout\nerr\nout2`)
+    expect(text(await call('Bash', { command: 'pwd; echo out; echo err >&2; echo out2' }))).toBe(
+      `${root}\nout\nerr\nout2`,
+    )
   })
 
   it('treats a non-zero exit code as feedback, not an error', async () => {
@@ -51,7 +53,9 @@ describe('Bash', () => {
     const pidFile = join(root, 'child.pid')
     const block = await call('Bash', { command: `sleep 300 & echo $! > ${pidFile}; echo started; wait`, timeout: 300 })
     expect(block.is_error).toBe(true)
-    expect(text(block)).toBe('Bash failed: the command timed out after 0.3 s and was killed, with every process it started. Output before it stopped:\nstarted')
+    expect(text(block)).toBe(
+      'Bash failed: the command timed out after 0.3 s and was killed, with every process it started. Output before it stopped:\nstarted',
+    )
     expect(await gone(await pidFrom(pidFile))).toBe(true)
   })
 
@@ -59,18 +63,28 @@ describe('Bash', () => {
     const { kernel, root } = project()
     const pidFile = join(root, 'child.pid')
     const controller = new AbortController()
-    const turn = kernel.runTurn(assistant(['b', 'Bash', { command: `echo first; sleep 300 & echo $! > ${pidFile}; wait` }]), { signal: controller.signal })
+    const turn = kernel.runTurn(
+      assistant(['b', 'Bash', { command: `echo first; sleep 300 & echo $! > ${pidFile}; wait` }]),
+      { signal: controller.signal },
+    )
     const pid = await pidFrom(pidFile)
     controller.abort()
     const { message } = await turn
-    expect(text(message.content[0] as never)).toBe('Bash was interrupted while running: the user interrupted the turn. It may have had partial effects; check before calling it again. Output before it stopped:\nfirst\n')
+    expect(text(message.content[0] as never)).toBe(
+      'Bash was interrupted while running: the user interrupted the turn. It may have had partial effects; check before calling it again. Output before it stopped:\nfirst\n',
+    )
     expect(await gone(pid)).toBe(true)
   })
 
   it('streams output as progress while it runs', async () => {
     const { kernel } = project()
     const { events } = await kernel.runTurn(assistant(['b', 'Bash', { command: 'echo one; sleep 0.05; echo two' }]))
-    expect(events.filter((e) => e.type === 'tool.progress').map((e) => (e as { data: string }).data).join('')).toBe('one\ntwo\n')
+    expect(
+      events
+        .filter((e) => e.type === 'tool.progress')
+        .map((e) => (e as { data: string }).data)
+        .join(''),
+    ).toBe('one\ntwo\n')
   })
 
   it('reports a command that cannot start as an error', async () => {
@@ -82,16 +96,50 @@ describe('Bash', () => {
 
   it('runs read-only commands in parallel and others alone', async () => {
     const { kernel } = project()
-    const { events } = await kernel.runTurn(assistant(['a', 'Bash', { command: 'ls' }], ['b', 'Bash', { command: 'git status' }], ['c', 'Bash', { command: 'touch x' }]))
-    expect(events.filter((e) => e.type === 'tool.dispatched').map((e) => (e as { batch: number }).batch)).toEqual([0, 0, 1])
+    const { events } = await kernel.runTurn(
+      assistant(
+        ['a', 'Bash', { command: 'ls' }],
+        ['b', 'Bash', { command: 'git status' }],
+        ['c', 'Bash', { command: 'touch x' }],
+      ),
+    )
+    expect(events.filter((e) => e.type === 'tool.dispatched').map((e) => (e as { batch: number }).batch)).toEqual([
+      0, 0, 1,
+    ])
   })
 })
 
 describe('read-only classification of shell commands', () => {
-  const readOnly = ['ls -la', 'cat a.txt | grep foo | wc -l', 'git status && git log --oneline -5', 'find . -name "*.ts"', 'grep -r TODO src 2>/dev/null', 'head -n 5 a; tail b', 'rg foo 2>&1', 'sort a.txt', 'echo "$"']
+  const readOnly = [
+    'ls -la',
+    'cat a.txt | grep foo | wc -l',
+    'git status && git log --oneline -5',
+    'find . -name "*.ts"',
+    'grep -r TODO src 2>/dev/null',
+    'head -n 5 a; tail b',
+    'rg foo 2>&1',
+    'sort a.txt',
+    'echo "$"',
+  ]
   const writes = [
-    'rm -rf /', 'echo hi > file.txt', 'cat a >> b', 'ls && rm x', 'find . -delete', 'find . -exec rm {} \\;', 'git push', 'git checkout main',
-    'echo $(rm x)', 'echo `rm x`', 'ls $HOME', 'cat <(rm x)', 'sort -o out.txt in.txt', 'FOO=1 ls', 'npm test', 'ls &', 'uniq in out', '',
+    'rm -rf /',
+    'echo hi > file.txt',
+    'cat a >> b',
+    'ls && rm x',
+    'find . -delete',
+    'find . -exec rm {} \\;',
+    'git push',
+    'git checkout main',
+    'echo $(rm x)',
+    'echo `rm x`',
+    'ls $HOME',
+    'cat <(rm x)',
+    'sort -o out.txt in.txt',
+    'FOO=1 ls',
+    'npm test',
+    'ls &',
+    'uniq in out',
+    '',
     'echo "unterminated',
   ]
   it.each(readOnly)('%s is read-only', (command) => expect(readOnlyVerdict(command)).toEqual({ readOnly: true }))

@@ -9,14 +9,20 @@ import { project, text } from './setup.js'
 describe('the budget step', () => {
   it('persists a huge Bash output and gives the model its head, its tail, the sizes and the path', async () => {
     const { kernel } = project()
-    const { message, events } = await kernel.runTurn(assistant(['big', 'Bash', { command: 'seq 1 20000; echo "error: at the very end" >&2; exit 2' }]))
+    const { message, events } = await kernel.runTurn(
+      assistant(['big', 'Bash', { command: 'seq 1 20000; echo "error: at the very end" >&2; exit 2' }]),
+    )
     const preview = text(message.content[0] as never)
     const saved = events.find((e) => e.type === 'tool.budgeted') as Extract<KernelEvent, { type: 'tool.budgeted' }>
     expect(saved.path.endsWith('/big.txt')).toBe(true)
     const full = readFileSync(saved.path, 'utf8')
     expect(full.split('\n')).toHaveLength(20003)
     expect(saved.chars).toBe(full.length)
-    expect(preview).toMatch(new RegExp(`^Output too large to show whole \\(${full.length} characters, 20003 lines\\); the full output is saved to ${saved.path} — read parts of it with Read`))
+    expect(preview).toMatch(
+      new RegExp(
+        `^Output too large to show whole \\(${full.length} characters, 20003 lines\\); the full output is saved to ${saved.path} — read parts of it with Read`,
+      ),
+    )
     expect(preview).toContain('First 2000 characters:\n1\n2\n3\n')
     expect(preview).toMatch(/Last 2000 characters:\n[\s\S]*19999\n20000\nerror: at the very end\n\nexit code 2$/)
     expect(preview.length).toBeLessThan(5000)
@@ -37,10 +43,21 @@ describe('the budget step', () => {
   })
 
   it('keeps a turn within its message budget: results that would overflow it are persisted', async () => {
-    const Blob = buildTool({ name: 'Blob', description: () => 'b', inputSchema: z.object({ n: z.number() }), isConcurrencySafe: () => true, call: async ({ n }) => `${n}`.repeat(60_000) })
+    const Blob = buildTool({
+      name: 'Blob',
+      description: () => 'b',
+      inputSchema: z.object({ n: z.number() }),
+      isConcurrencySafe: () => true,
+      call: async ({ n }) => `${n}`.repeat(60_000),
+    })
     const { root } = project()
-    const kernel = testKernel([Blob], { results: createDirectoryResultStore(join(root, 'r')), messageBudgetChars: 150_000 })
-    const { message } = await kernel.runTurn(assistant(['a', 'Blob', { n: 1 }], ['b', 'Blob', { n: 2 }], ['c', 'Blob', { n: 3 }]))
+    const kernel = testKernel([Blob], {
+      results: createDirectoryResultStore(join(root, 'r')),
+      messageBudgetChars: 150_000,
+    })
+    const { message } = await kernel.runTurn(
+      assistant(['a', 'Blob', { n: 1 }], ['b', 'Blob', { n: 2 }], ['c', 'Blob', { n: 3 }]),
+    )
     const sizes = message.content.map((b) => text(b).length)
     expect(sizes.filter((s) => s === 60_000)).toHaveLength(2)
     expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(150_000)
@@ -48,10 +65,24 @@ describe('the budget step', () => {
   })
 
   it('says so when the store cannot save, and still shows head and tail', async () => {
-    const Blob = buildTool({ name: 'Blob', description: () => 'b', inputSchema: z.object({}), maxResultSizeChars: 10, call: async () => 'x'.repeat(50) })
-    const kernel = testKernel([Blob], { results: { save: async () => { throw new Error('disk full') } } })
+    const Blob = buildTool({
+      name: 'Blob',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      maxResultSizeChars: 10,
+      call: async () => 'x'.repeat(50),
+    })
+    const kernel = testKernel([Blob], {
+      results: {
+        save: async () => {
+          throw new Error('disk full')
+        },
+      },
+    })
     const { message } = await kernel.runTurn(assistant(['a', 'Blob', {}]))
-    expect(text(message.content[0] as never)).toMatch(/^Output too large to show whole \(50 characters, 1 lines\); it could not be saved \(disk full\), so only its beginning and end are shown/)
+    expect(text(message.content[0] as never)).toMatch(
+      /^Output too large to show whole \(50 characters, 1 lines\); it could not be saved \(disk full\), so only its beginning and end are shown/,
+    )
     expect(existsSync('/nonexistent')).toBe(false)
   })
 })
@@ -59,7 +90,14 @@ describe('the budget step', () => {
 describe('the budget step, interrupted', () => {
   it('a discard while the output is being saved still gives a preview, never the whole output', async () => {
     const { buildTool: build } = await import('../../../src/index.js')
-    const Blob = build({ name: 'Blob', description: () => 'b', inputSchema: z.object({}), isConcurrencySafe: () => true, maxResultSizeChars: 10, call: async () => 'y'.repeat(5000) })
+    const Blob = build({
+      name: 'Blob',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      maxResultSizeChars: 10,
+      call: async () => 'y'.repeat(5000),
+    })
     let saving!: () => void
     const started = new Promise<void>((resolve) => (saving = resolve))
     const kernel = testKernel([Blob], { results: { save: () => (saving(), new Promise<string>(() => {})) } })
@@ -70,7 +108,9 @@ describe('the budget step, interrupted', () => {
     turn.discard()
     const { events } = await turn.result()
     const result = events.find((e) => e.type === 'tool.result') as Extract<KernelEvent, { type: 'tool.result' }>
-    expect(String(result.block.content)).toMatch(/^Output too large to show whole \(5000 characters, 1 lines\); it could not be saved \(the turn was interrupted before it was saved\)/)
+    expect(String(result.block.content)).toMatch(
+      /^Output too large to show whole \(5000 characters, 1 lines\); it could not be saved \(the turn was interrupted before it was saved\)/,
+    )
     expect(String(result.block.content).length).toBeLessThan(4500)
   })
 })

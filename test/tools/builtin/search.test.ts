@@ -42,7 +42,9 @@ describe('Glob', () => {
 
   it('wants an absolute directory', async () => {
     const { call, path } = project(files)
-    expect(text(await call('Glob', { pattern: '*', path: 'src' }))).toMatch(/path must be an absolute path; "src" is relative/)
+    expect(text(await call('Glob', { pattern: '*', path: 'src' }))).toMatch(
+      /path must be an absolute path; "src" is relative/,
+    )
     expect(text(await call('Glob', { pattern: '*', path: path('README.md') }))).toMatch(/is not a directory/)
   })
 })
@@ -56,10 +58,16 @@ describe('Grep', () => {
 
   it('shows content as path:line: text, with context lines and counts', async () => {
     const { call, path } = project(files)
-    expect(text(await call('Grep', { pattern: 'const', output_mode: 'content', glob: '**/*.ts' }))).toBe('src/a.ts:1: export const a = 1 // TODO one\nsrc/a.ts:2: const x = 2\nsrc/a.ts:3: const y = 3')
-    expect(text(await call('Grep', { pattern: 'const x', output_mode: 'content', '-C': 1, path: path('src') }))).toBe('a.ts-1- export const a = 1 // TODO one\na.ts:2: const x = 2\na.ts-3- const y = 3')
+    expect(text(await call('Grep', { pattern: 'const', output_mode: 'content', glob: '**/*.ts' }))).toBe(
+      'src/a.ts:1: export const a = 1 // TODO one\nsrc/a.ts:2: const x = 2\nsrc/a.ts:3: const y = 3',
+    )
+    expect(text(await call('Grep', { pattern: 'const x', output_mode: 'content', '-C': 1, path: path('src') }))).toBe(
+      'a.ts-1- export const a = 1 // TODO one\na.ts:2: const x = 2\na.ts-3- const y = 3',
+    )
     expect(text(await call('Grep', { pattern: 'const', output_mode: 'count' }))).toBe('src/a.ts:3')
-    expect(text(await call('Grep', { pattern: 'y', output_mode: 'content', path: path('src/a.ts') }))).toBe('a.ts:3: const y = 3')
+    expect(text(await call('Grep', { pattern: 'y', output_mode: 'content', path: path('src/a.ts') }))).toBe(
+      'a.ts:3: const y = 3',
+    )
   })
 
   it('stops at 100 matches and says so; says when nothing matched; rejects a bad regex before running', async () => {
@@ -68,7 +76,9 @@ describe('Grep', () => {
     expect(out).toHaveLength(101)
     expect(out.at(-1)).toBe('(more than 100 matches; narrow the pattern, path or glob)')
     expect(text(await call('Grep', { pattern: 'absent' }))).toMatch(/^No matches for \/absent\/ in /)
-    expect(text(await call('Grep', { pattern: '(unclosed' }))).toMatch(/pattern is not a valid regular expression: .*Unterminated group/)
+    expect(text(await call('Grep', { pattern: '(unclosed' }))).toMatch(
+      /pattern is not a valid regular expression: .*Unterminated group/,
+    )
   })
 
   it('says so when ripgrep cannot start, instead of answering "no matches"', async () => {
@@ -82,16 +92,26 @@ describe('Grep', () => {
     expect((await auto.grep(request)).lines.length).toBeGreaterThan(0)
   })
 
-  it.skipIf(!ripgrepInstalled)('gives identical lines from ripgrep and the built-in search (needs ripgrep on PATH)', async () => {
-    const { root } = project(files)
-    const rg = createFileSearch({ ripgrep: true })
-    const builtin = createFileSearch({ ripgrep: false })
-    for (const mode of ['content', 'files_with_matches', 'count'] as const) {
-      for (const options of [{ pattern: 'TODO', ignoreCase: false, context: 0 }, { pattern: 'todo|const', ignoreCase: true, context: 1 }]) {
-        const request = { ...options, root, mode, limit: 100 }
-        const [a, b] = await Promise.all([rg.grep(request), builtin.grep(request)])
-        expect({ lines: a.lines, truncated: a.truncated, engine: a.engine }).toEqual({ lines: b.lines, truncated: b.truncated, engine: 'ripgrep' })
+  it.skipIf(!ripgrepInstalled)(
+    'gives identical lines from ripgrep and the built-in search (needs ripgrep on PATH)',
+    async () => {
+      const { root } = project(files)
+      const rg = createFileSearch({ ripgrep: true })
+      const builtin = createFileSearch({ ripgrep: false })
+      for (const mode of ['content', 'files_with_matches', 'count'] as const) {
+        for (const options of [
+          { pattern: 'TODO', ignoreCase: false, context: 0 },
+          { pattern: 'todo|const', ignoreCase: true, context: 1 },
+        ]) {
+          const request = { ...options, root, mode, limit: 100 }
+          const [a, b] = await Promise.all([rg.grep(request), builtin.grep(request)])
+          expect({ lines: a.lines, truncated: a.truncated, engine: a.engine }).toEqual({
+            lines: b.lines,
+            truncated: b.truncated,
+            engine: 'ripgrep',
+          })
+        }
       }
-    }
-  })
+    },
+  )
 })

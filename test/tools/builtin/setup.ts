@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach } from 'vitest'
-import { builtinTools, createDirectoryResultStore, type KernelOptions, type ToolResultBlock } from '../../../src/index.js'
+import {
+  builtinTools,
+  createDirectoryResultStore,
+  type KernelOptions,
+  type ToolResultBlock,
+} from '../../../src/index.js'
 import { assistant, testKernel } from '../../helpers.js'
 
 const dirs: string[] = []
@@ -18,7 +23,12 @@ export function project(files: Record<string, string | Uint8Array> = {}, options
     mkdirSync(dirname(join(root, path)), { recursive: true })
     writeFileSync(join(root, path), content)
   }
-  const kernel = testKernel(builtinTools, { cwd: root, results: createDirectoryResultStore(join(root, '.results')), permissions: { mode: 'bypassPermissions' }, ...options })
+  const kernel = testKernel(builtinTools, {
+    cwd: root,
+    results: createDirectoryResultStore(join(root, '.results')),
+    permissions: { mode: 'bypassPermissions' },
+    ...options,
+  })
   let n = 0
   /** Runs one call and returns its block. */
   const call = async (name: string, input: unknown): Promise<ToolResultBlock> => {
@@ -28,4 +38,5 @@ export function project(files: Record<string, string | Uint8Array> = {}, options
   return { root, kernel, call, path: (p: string) => join(root, p) }
 }
 
-export const text = (block: ToolResultBlock): string => (typeof block.content === 'string' ? block.content : JSON.stringify(block.content))
+export const text = (block: ToolResultBlock): string =>
+  typeof block.content === 'string' ? block.content : JSON.stringify(block.content)

@@ -1,0 +1,73 @@
+/**
+ * The layers of CONVENTIONS.md, checked on every `npm test` (npm run lint:layers). A rule that is
+ * only written down drifts; this one fails the build.
+ */
+const IO = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|worker_threads|dgram|tls|readline)$|^(execa|pg|web-tree-sitter)$'
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'No import cycles.', from: {}, to: { circular: true } },
+    {
+      name: 'events-import-only-zod',
+      severity: 'error',
+      comment: 'events/ is the log format: it imports only zod and itself.',
+      from: { path: '^src/events/' },
+      to: { pathNot: '^src/events/|zod', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'projections-import-only-events',
+      severity: 'error',
+      comment: 'projections/ are pure reducers of events (immer for their state).',
+      from: { path: '^src/projections/' },
+      to: { pathNot: '^src/(events|projections)/|immer' },
+    },
+    {
+      name: 'machines-are-pure',
+      severity: 'error',
+      comment: 'machines/ import events, xstate and tool types only: no I/O, no kernel.',
+      from: { path: '^src/machines/' },
+      to: { pathNot: '^src/(events|machines)/|xstate', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'tools-use-the-contract',
+      severity: 'error',
+      comment: 'Tools use the contract and ports, never the kernel, actors, permissions or hooks.',
+      from: { path: '^src/tools/' },
+      to: { path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters)' },
+    },
+    {
+      name: 'io-only-in-adapters',
+      severity: 'error',
+      comment: 'File, process, network, database and parser I/O live in src/adapters (the CLI is an app).',
+      from: { path: '^src/', pathNot: '^src/(adapters|cli)/' },
+      to: { path: IO, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'ports-are-types',
+      severity: 'error',
+      comment: 'ports/ declare capabilities: types only.',
+      from: { path: '^src/ports/' },
+      to: { dependencyTypesNot: ['type-only'], pathNot: '^src/ports/' },
+    },
+    {
+      name: 'util-is-a-leaf',
+      severity: 'error',
+      comment: 'util/ holds small pure helpers that import nothing of the kernel.',
+      from: { path: '^src/util/' },
+      to: { path: '^src/', pathNot: '^src/util/' },
+    },
+    {
+      name: 'no-src-from-outside',
+      severity: 'error',
+      comment: 'The library never imports tests, scripts or benchmarks.',
+      from: { path: '^src/' },
+      to: { path: '^(test|scripts|bench)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+}
