@@ -135,11 +135,13 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
   const rules = compileRules(options.permissions, registry.tools)
   const record = (event: KernelEventInput): void => void log.append(event)
   const sessionId = ids.next('session')
+  const results = options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results'))
   const services: CallServices = {
     registry,
     log,
     cwd,
     ports: {
+      results,
       clock,
       ids,
       fs: options.ports?.fs ?? nodeFileSystem,
@@ -157,7 +159,7 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
       canUseTool: options.canUseTool,
       record,
     }),
-    results: options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results')),
+    results,
     progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
   }
   const machine = provideToolCallMachine()

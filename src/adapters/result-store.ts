@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { createWriteStream } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
 import type { ResultStore } from '../ports/index.js'
@@ -25,12 +26,24 @@ export function resultFileName(toolUseId: string): string {
 export function createDirectoryResultStore(dir: string): ResultStore {
   const root = resolve(dir)
   return {
-    async save(toolUseId, content) {
+    async save({ toolUseId }, content) {
       const path = join(root, resultFileName(toolUseId))
       if (!path.startsWith(root + sep)) throw new Error(`refusing to write outside the result store: ${path}`)
       await mkdir(root, { recursive: true, mode: 0o755 })
       await writeFile(path, content, { mode: 0o644 })
       return path
+    },
+    async open({ toolUseId }) {
+      const path = join(root, `stream-${resultFileName(toolUseId)}`)
+      if (!path.startsWith(root + sep)) throw new Error(`refusing to write outside the result store: ${path}`)
+      await mkdir(root, { recursive: true, mode: 0o755 })
+      const stream = createWriteStream(path, { mode: 0o644 })
+      return {
+        path,
+        write: (chunk) => void stream.write(chunk),
+        close: () =>
+          new Promise<void>((done, fail) => stream.end((error?: Error | null) => (error ? fail(error) : done()))),
+      }
     },
   }
 }

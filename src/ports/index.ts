@@ -5,7 +5,7 @@
 export type { Clock } from './clock.port.js'
 export type { IdGenerator } from './ids.port.js'
 export type { EventLog } from './event-log.port.js'
-export type { ResultStore } from './result-store.port.js'
+export type { ResultKey, ResultStore, ResultWriter } from './result-store.port.js'
 export type { FileStat, FileSystem } from './file-system.port.js'
 export type { ProcessResult, ProcessRunner } from './process-runner.port.js'
 export type { GlobMatch, GrepOptions, GrepResult, FileSearch } from './file-search.port.js'

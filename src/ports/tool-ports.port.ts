@@ -3,6 +3,7 @@ import type { FileSearch } from './file-search.port.js'
 import type { FileSystem } from './file-system.port.js'
 import type { IdGenerator } from './ids.port.js'
 import type { ProcessRunner } from './process-runner.port.js'
+import type { ResultStore } from './result-store.port.js'
 import type { SessionState } from './session-state.port.js'
 
 /** The ports a tool receives in its context. */
@@ -13,4 +14,6 @@ export interface ToolPorts {
   readonly processes: ProcessRunner
   readonly search: FileSearch
   readonly session: SessionState
+  /** Where a tool may stream output too large to keep in memory (the kernel's result store). */
+  readonly results: ResultStore
 }

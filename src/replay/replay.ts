@@ -76,7 +76,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     log,
     hookRunner: recordedHooks(recording, gates, (event) => void log.append(event)),
     canUseTool: (request) => gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
-    results: { save: (toolUseId) => gates.wait<string>(`save:${toolUseId}`) },
+    results: { save: ({ toolUseId }) => gates.wait<string>(`save:${toolUseId}`) },
   })
   const turns = groupTurns(events)
   for (const turnEvents of turns) {

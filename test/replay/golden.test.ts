@@ -109,7 +109,7 @@ const scenarios: Scenario[] = [
     name: 'persisted-output',
     options: {
       results: {
-        save: async (id: string, content: string) => {
+        save: async ({ toolUseId: id }: { toolUseId: string }, content: string) => {
           const path = join(RESULTS, `${id}.txt`)
           if (recording) {
             mkdirSync(RESULTS, { recursive: true })

@@ -12,7 +12,7 @@ export function runBudgetStep({ context, self, env }: StepArgs): ToolCallEvent |
   const text = textOf(env.mapped.block)
   return attempt(
     self,
-    () => env.services.results.save(context.toolUseId, text),
+    () => env.services.results.save({ turnId: context.turnId, toolUseId: context.toolUseId }, text),
     (path) => {
       env.persisted = { path, chars: text.length }
       keepPreview(env, context.toolUseId, path)

@@ -37,7 +37,7 @@ describe('the budget step', () => {
     expect(resultFileName('a/b')).not.toBe(resultFileName('a_b'))
     const { root } = project()
     const store = createDirectoryResultStore(join(root, 'store'))
-    const path = await store.save('../../etc/x', 'data')
+    const path = await store.save({ turnId: 'turn_1', toolUseId: '../../etc/x' }, 'data')
     expect(path.startsWith(join(root, 'store') + '/')).toBe(true)
     expect(readdirSync(join(root, 'store'))).toHaveLength(1)
   })
