@@ -148,3 +148,21 @@ export function scheduledHooks(s: fc.Scheduler): HooksConfig {
   }
   return { PreToolUse: [{ hooks: [hook] }], PostToolUse: [{ hooks: [hook] }], PostToolUseFailure: [{ hooks: [hook] }] }
 }
+
+/** Ids from outside as hostile as they come: prototype keys, unicode, very long. */
+export const HOSTILE_IDS = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'toolu_é漢字🙂',
+  'x'.repeat(3000),
+]
+
+/** A permutation of hostile ids to draw from; calls past its end get plain ids. */
+export const idPoolArb = fc.shuffledSubarray(HOSTILE_IDS)
+
+export function idsFor(specs: readonly unknown[], pool: readonly string[]): string[] {
+  return specs.map((_, i) => pool[i] ?? `call_${i}`)
+}

@@ -24,17 +24,18 @@ const ChunkSchema = z.looseObject({
   ),
 })
 
-const STOP_REASONS: Record<string, string> = {
-  tool_calls: 'tool_use',
-  function_call: 'tool_use',
-  stop: 'end_turn',
-  length: 'max_tokens',
-  content_filter: 'refusal',
-}
+// A Map: finish_reason is the wire's text, and `constructor` must not find Object's.
+const STOP_REASONS = new Map<string, string>([
+  ['tool_calls', 'tool_use'],
+  ['function_call', 'tool_use'],
+  ['stop', 'end_turn'],
+  ['length', 'max_tokens'],
+  ['content_filter', 'refusal'],
+])
 
 /** The Anthropic stop reason for an OpenAI `finish_reason`. */
 export function stopReasonOf(finishReason: string): string {
-  return STOP_REASONS[finishReason] ?? finishReason
+  return STOP_REASONS.get(finishReason) ?? finishReason
 }
 
 interface OpenCall {

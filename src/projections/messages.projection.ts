@@ -6,7 +6,7 @@
  * for live consumers that keep the state, and whole-log projection folds a turn on a private
  * object. A log is grouped by turn first, so a long session costs time linear in its events.
  */
-import { produce, type Draft } from 'immer'
+import { enableMapSet, produce, type Draft } from 'immer'
 import type { KernelEvent, ToolResultBlock } from '../events/event.schema.js'
 
 /** The Anthropic user message that answers a turn's tool calls. */
@@ -18,25 +18,36 @@ export interface ToolResultMessage {
 export interface TurnMessageState {
   /** tool_use ids in the order the model wrote them. */
   order: string[]
-  /** Each id's position among the message's tool calls: `order` sorted by it is tool_use order. */
-  requested: Record<string, number>
-  results: Record<string, ToolResultBlock>
+  /**
+   * Each id's position among the message's tool calls: `order` sorted by it is tool_use order.
+   * Maps, never plain objects: an id is the model's text (`__proto__`, `constructor`).
+   */
+  requested: Map<string, number>
+  results: Map<string, ToolResultBlock>
   /** A discarded turn sends nothing to the model. */
   discarded: boolean
 }
 
-export const initialTurnMessageState: TurnMessageState = { order: [], requested: {}, results: {}, discarded: false }
+// Immer drafts Maps only with this plugin on; the projection's state holds two.
+enableMapSet()
+
+export const initialTurnMessageState: TurnMessageState = Object.freeze({
+  order: [],
+  requested: new Map(),
+  results: new Map(),
+  discarded: false,
+})
 
 /** Applies one event to a draft of a turn's state: the one place the projection's logic lives. */
 function apply(draft: Draft<TurnMessageState>, event: KernelEvent): void {
   if (event.type === 'tool.requested') {
-    if (draft.requested[event.toolUseId] === undefined) {
-      draft.requested[event.toolUseId] = event.index
+    if (!draft.requested.has(event.toolUseId)) {
+      draft.requested.set(event.toolUseId, event.index)
       draft.order.push(event.toolUseId)
     }
   } else if (event.type === 'tool.result') {
     // The first result wins: a tool_use is answered exactly once.
-    draft.results[event.toolUseId] ??= event.block
+    if (!draft.results.has(event.toolUseId)) draft.results.set(event.toolUseId, event.block)
   } else if (event.type === 'turn.discarded') {
     draft.discarded = true
   }
@@ -55,7 +66,7 @@ export function reduceTurnMessage(state: TurnMessageState, event: KernelEvent): 
  * path every `runTurn` takes.
  */
 function fold(events: Iterable<KernelEvent>, keep: (event: KernelEvent) => boolean): TurnMessageState {
-  const state: TurnMessageState = { order: [], requested: {}, results: {}, discarded: false }
+  const state: TurnMessageState = { order: [], requested: new Map(), results: new Map(), discarded: false }
   for (const event of events) if (keep(event)) apply(state, event)
   return state
 }
@@ -65,9 +76,9 @@ export function messageOf(state: TurnMessageState): ToolResultMessage {
   const content: ToolResultBlock[] = []
   if (state.discarded) return { role: 'user', content }
   // Calls arrive in tool_use order in every stream we know; sorting keeps it so if one does not.
-  const order = [...state.order].sort((a, b) => (state.requested[a] ?? 0) - (state.requested[b] ?? 0))
+  const order = [...state.order].sort((a, b) => (state.requested.get(a) ?? 0) - (state.requested.get(b) ?? 0))
   for (const id of order) {
-    const block = state.results[id]
+    const block = state.results.get(id)
     if (block !== undefined) content.push(block)
   }
   return { role: 'user', content }

@@ -28,7 +28,7 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
     string,
     { tool: string; requested: number; dispatched?: number; done?: number; outcome: CallTiming['outcome'] }
   >()
-  const errorClasses: Record<string, number> = {}
+  const errorClasses: Record<string, number> = counts()
   const turns = new Set<string>()
   const count = (map: Record<string, number>, key: string) => (map[key] = (map[key] ?? 0) + 1)
   for (const event of events) {
@@ -46,8 +46,8 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
     else if (event.type === 'tool.errored') count(errorClasses, 'tool_error')
     else if (event.type === 'tool.cancelled') count(errorClasses, event.step === 'call' ? 'interrupted' : 'cancelled')
   }
-  const byOutcome: Record<string, number> = {}
-  const byTool: Record<string, number> = {}
+  const byOutcome: Record<string, number> = counts()
+  const byTool: Record<string, number> = counts()
   const timings: CallTiming[] = [...calls].map(([toolUseId, c]) => {
     count(byOutcome, c.outcome)
     count(byTool, c.tool)
@@ -112,4 +112,9 @@ function stateAfter(event: KernelEvent, position: CallPosition, previous: string
     default:
       return STEP_TABLE[position.step].doing
   }
+}
+
+/** A tally keyed by names from outside (tool names are the model's text): no prototype to hit. */
+function counts(): Record<string, number> {
+  return Object.create(null) as Record<string, number>
 }

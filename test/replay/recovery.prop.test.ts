@@ -7,21 +7,22 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createMemoryLog, recover, replay, type KernelEvent } from '../../src/index.js'
 import { assistant, fixedClock, testKernel } from '../helpers.js'
-import { inputOf, makeTools, scheduledHooks, specsArb } from '../prop-helpers.js'
+import { idPoolArb, idsFor, inputOf, makeTools, scheduledHooks, specsArb } from '../prop-helpers.js'
 
 describe('recovery and replay properties', () => {
   it('cut anywhere, recovered: one result per tool_use, and replay finds no divergence', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
+        idPoolArb,
         specsArb,
         fc.integer({ min: 1, max: 3 }),
         fc.boolean(),
         fc.nat(),
-        async (s, specs, cap, abort, cutSeed) => {
+        async (s, pool, specs, cap, abort, cutSeed) => {
           const { tools } = makeTools(s, cap)
           const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
-          const ids = specs.map((_, i) => `call_${i}`)
+          const ids = idsFor(specs, pool)
           const controller = new AbortController()
           if (abort) void s.schedule(Promise.resolve(), 'abort').then(() => controller.abort('user pressed Esc'))
           await s.waitFor(
