@@ -2,6 +2,7 @@
  * The composition root: wires the ports, the tool-call machine, the scheduler and the log.
  */
 import { createMemoryLog } from './adapters/memory-log.store.js'
+import { GuardedLog } from './actors/turn/guarded-log.js'
 import { randomIds, systemClock } from './adapters/system.js'
 import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-env.js'
 import type { HookRunner } from './hooks/hook-runner.js'
@@ -123,7 +124,13 @@ export function createKernel(options: KernelOptions): Kernel {
 export function createKernelInternals(options: KernelOptions): KernelInternals {
   const clock = options.clock ?? systemClock
   const ids = options.ids ?? randomIds
-  const log = options.log ?? createMemoryLog(clock)
+  const live = new Set<TurnControl>()
+  // A failing store stops every running turn (after the append that failed has returned).
+  const log = new GuardedLog(options.log ?? createMemoryLog(clock), clock, (reason) =>
+    queueMicrotask(() => {
+      for (const turn of live) turn.interrupt('fail', reason)
+    }),
+  )
   const registry = new ToolRegistry(assertTools(options.tools))
   const maxConcurrency = resolveMaxConcurrency(options.maxConcurrency, process.env.TOOLKERNEL_MAX_CONCURRENCY)
   const cwd = options.cwd ?? process.cwd()
@@ -173,6 +180,7 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     deny: [...(options.permissions?.deny ?? [])],
   }
   const turnDeps = () => ({
+    logFailure: () => log.failure,
     turnId: ids.next('turn'),
     log,
     services,
@@ -182,12 +190,25 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     permissions: permissionConfig,
   })
 
+  /** A turn the kernel tracks while it runs, so a failing log can stop it. */
+  const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
+    if (log.failure !== undefined) {
+      throw new Error(
+        `toolkernel: ${log.failure}. The event log failed earlier, so no new turn can be recorded; create a kernel over a working log (kernel.resume(log) closes what was cut off)`,
+      )
+    }
+    const turn = startTurn(turnDeps(), { mode, earlyStart: early })
+    live.add(turn)
+    void turn.result().then(() => live.delete(turn))
+    return turn
+  }
+
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
     const { uses, stopReason } = toolUsesOf(message)
     const voids = stopReason !== null && stopReason !== 'tool_use'
     // A message cut short, or a turn already aborted, must start nothing before its end voids it.
     const hold = voids || turnOptions.signal?.aborted === true
-    const turn = startTurn(turnDeps(), { mode: 'batch', earlyStart: hold ? 'none' : 'all' })
+    const turn = open('batch', hold ? 'none' : 'all')
     for (const use of uses) turn.addIncoming(use)
     turn.attach(turnOptions.signal)
     turn.end(voids ? stopReason : 'tool_use')
@@ -199,13 +220,13 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     tools: registry.tools,
     apiTools: () => toAPIFormat(registry.tools.filter((tool) => !deniedOutright(rules, tool))),
     runTurn,
-    openTurn: (mode, early) => startTurn(turnDeps(), { mode, earlyStart: early }),
+    openTurn: open,
     resume: (stored) => {
       for (const event of recover(stored.read())) stored.append(event)
       return createKernelInternals({ ...options, log: stored })
     },
     startTurn: (turnOptions = {}) => {
-      const turn = startTurn(turnDeps(), { mode: 'stream', earlyStart: turnOptions.earlyStart ?? earlyStart })
+      const turn = open('stream', turnOptions.earlyStart ?? earlyStart)
       turn.attach(turnOptions.signal)
       return turn
     },

@@ -8,6 +8,7 @@ import { filter, map, Observable, Subject } from 'rxjs'
 import type { KernelEvent } from '../../events/event.schema.js'
 import { AnthropicStreamIntake } from '../../intake/anthropic-stream.js'
 import type { IncomingToolUse, IntakeSink } from '../../intake/incoming.js'
+import { jsonProblem } from '../../intake/json-bounds.js'
 import { OpenAIStreamIntake } from '../../intake/openai.js'
 import { projectTurnMessage, type ToolResultMessage } from '../../projections/messages.projection.js'
 import { updateOf, type TurnUpdate } from '../../projections/updates.projection.js'
@@ -29,6 +30,11 @@ export interface TurnResult {
   events: KernelEvent[]
   /** The turn was discarded: nothing of it goes to the model. */
   discarded: boolean
+  /**
+   * Set when the event log stopped taking events during the turn: every call was stopped and
+   * still answered, but the results from then on are not in the store.
+   */
+  logError?: string
 }
 
 /** A running turn. */
@@ -63,6 +69,8 @@ export interface TurnDeps {
   messageBudget: number
   /** The permission configuration in force (recorded in turn.started for replay). */
   permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
+  /** Why the log stopped taking events, if it has. */
+  logFailure?: () => string | undefined
 }
 
 export interface TurnConfig {
@@ -79,8 +87,11 @@ export interface TurnControl extends Turn {
   attach(signal: AbortSignal | undefined): void
   /** Adds a call from the kernel's own intake, keeping its index and input error. */
   addIncoming(use: IncomingToolUse): void
-  /** Aborts or discards the turn; `flushed` are the blocks the interruption cut off (replay gives them). */
-  interrupt(kind: 'abort' | 'discard', reason: string, flushed?: readonly IncomingToolUse[]): void
+  /**
+   * Aborts or discards the turn, or stops it because the log failed (`fail`: like an abort, but
+   * 'block' calls stop too); `flushed` are the blocks the interruption cut off (replay gives them).
+   */
+  interrupt(kind: 'abort' | 'discard' | 'fail', reason: string, flushed?: readonly IncomingToolUse[]): void
 }
 
 export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
@@ -103,11 +114,15 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   let resolveResult!: (result: TurnResult) => void
   const result = new Promise<TurnResult>((resolve) => (resolveResult = resolve))
 
-  const add = (use: IncomingToolUse): void => {
+  const add = (incoming: IncomingToolUse): void => {
+    let use = incoming
     if (phase === 'over') throw new TypeError(`turn ${turnId} is over; start a new turn for more tool calls`)
     if (ids.has(use.id)) throw new TypeError(`tool call id "${use.id}" appears twice in turn ${turnId}`)
     ids.add(use.id)
     nextIndex = Math.max(nextIndex, use.index + 1)
+    // What the log cannot serialise never reaches it: the call answers with the reason instead.
+    const problem = use.inputError === undefined ? jsonProblem(use.input) : undefined
+    if (problem !== undefined) use = { ...use, input: null, inputError: problem }
     const requested = {
       type: 'tool.requested' as const,
       turnId,
@@ -179,10 +194,16 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
    * Abort (the app's signal) or discard. Blocks still streaming were cut off: they are handed on
    * (and voided) so they get results too — from the intakes, or as given (replay supplies them).
    */
-  const interrupt = (kind: 'abort' | 'discard', reason: string, flushed?: readonly IncomingToolUse[]): void => {
+  const interrupt = (
+    kind: 'abort' | 'discard' | 'fail',
+    reason: string,
+    flushed?: readonly IncomingToolUse[],
+  ): void => {
     if (phase === 'over' || (kind === 'discard' && discarded)) return
     if (kind === 'discard') discarded = true
-    log.append(kind === 'abort' ? { type: 'turn.aborted', turnId, reason } : { type: 'turn.discarded', turnId, reason })
+    log.append(
+      kind === 'discard' ? { type: 'turn.discarded', turnId, reason } : { type: 'turn.aborted', turnId, reason },
+    )
     if (phase === 'open') {
       if (flushed === undefined) {
         anthropic.close('aborted', reason)
@@ -190,7 +211,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       } else for (const use of flushed) add(use)
       phase = 'ended'
     }
-    control.next({ type: 'abort', reason, force: kind === 'discard' })
+    control.next({ type: 'abort', reason, force: kind !== 'abort' })
   }
 
   let signal: AbortSignal | undefined
@@ -213,7 +234,10 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
         log.append({ type: 'turn.completed', turnId, results: ids.size })
         const events = turnEvents()
         const message = discarded ? { role: 'user' as const, content: [] } : projectTurnMessage(events, turnId)
-        resolveResult({ message, events, discarded })
+        const logError = deps.logFailure?.()
+        resolveResult(
+          logError === undefined ? { message, events, discarded } : { message, events, discarded, logError },
+        )
         subscription?.unsubscribe()
       },
     })

@@ -1,0 +1,58 @@
+/**
+ * The kernel's view of the app's log: an append that throws (disk full, a dead database) must
+ * not throw out of a step and orphan the calls that are running. The first failure is kept; from
+ * then on events are stamped here and held in memory, so every call still gets its result and
+ * the turn its message, and the kernel stops what runs and refuses new turns. Nothing that was
+ * appended goes missing: what the store took stays there, and what it did not is never claimed.
+ */
+import { merge, Subject, type Observable } from 'rxjs'
+import { EVENT_VERSION, type KernelEvent, type KernelEventInput } from '../../events/event.schema.js'
+import type { Clock, EventLog } from '../../ports/index.js'
+import { describeError } from '../../tools/result-text.js'
+
+export class GuardedLog implements EventLog {
+  readonly #unrecorded: KernelEvent[] = []
+  readonly #subject = new Subject<KernelEvent>()
+  readonly events$: Observable<KernelEvent>
+  #failure: string | undefined
+
+  constructor(
+    private readonly inner: EventLog,
+    private readonly clock: Clock,
+    private readonly onFailure: (reason: string) => void,
+  ) {
+    this.events$ = merge(inner.events$, this.#subject)
+  }
+
+  /** Why the store stopped taking events, once it has; with the seq of the first event it lost. */
+  get failure(): string | undefined {
+    return this.#failure
+  }
+
+  append(input: KernelEventInput): KernelEvent {
+    if (this.#failure === undefined) {
+      try {
+        return this.inner.append(input)
+      } catch (error) {
+        const seq = (this.inner.read().at(-1)?.seq ?? -1) + 1
+        this.#failure = `the event log could not be written (${describeError(error)}); events from seq ${seq} on were not recorded`
+        this.onFailure(this.#failure)
+      }
+    }
+    const last = this.#unrecorded.at(-1) ?? this.inner.read().at(-1)
+    const event = { v: EVENT_VERSION, seq: (last?.seq ?? -1) + 1, at: this.clock.now(), ...input } as KernelEvent
+    this.#unrecorded.push(event)
+    this.#subject.next(event)
+    return event
+  }
+
+  /** What the store holds, then (after a failure) what it could not take. */
+  read(): readonly KernelEvent[] {
+    return this.#unrecorded.length === 0 ? this.inner.read() : [...this.inner.read(), ...this.#unrecorded]
+  }
+
+  close(): void {
+    this.#subject.complete()
+    this.inner.close()
+  }
+}
