@@ -31,9 +31,13 @@ module.exports = {
     {
       name: 'tools-use-the-contract',
       severity: 'error',
-      comment: 'Tools use the contract and ports, never the kernel, actors, permissions or hooks.',
+      comment:
+        'Tools use the contract and ports, never the kernel, actors, permissions or hooks; the pure shell analysis is shared.',
       from: { path: '^src/tools/' },
-      to: { path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters)' },
+      to: {
+        path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters)',
+        pathNot: '^src/permissions/shell/',
+      },
     },
     {
       name: 'io-only-in-adapters',
@@ -48,6 +52,13 @@ module.exports = {
       comment: 'ports/ declare capabilities: types only.',
       from: { path: '^src/ports/' },
       to: { dependencyTypesNot: ['type-only'], pathNot: '^src/ports/' },
+    },
+    {
+      name: 'shell-analysis-is-pure',
+      severity: 'error',
+      comment: 'The shell analysis imports nothing of the kernel: tools, permissions and adapters share it.',
+      from: { path: '^src/permissions/shell/' },
+      to: { path: '^src/', pathNot: '^src/(permissions/shell|util)/' },
     },
     {
       name: 'util-is-a-leaf',

@@ -1,6 +1,10 @@
 /**
- * toolkernel: executes the tool calls an LLM emits. The public surface: named exports only.
+ * toolkernel: executes the tool calls an LLM emits. The public surface: what an app uses to run
+ * turns, write tools, store and read logs, replay and recover them. Named exports only; the
+ * engine's internals (the machine, the scheduler, the hook runner) are not part of it.
  */
+
+// The kernel and its turns.
 export {
   createKernel,
   DEFAULT_MAX_CONCURRENCY,
@@ -11,8 +15,11 @@ export {
 } from './kernel.js'
 export type { Turn, TurnResult, EarlyStart } from './actors/turn/turn.js'
 export type { TurnUpdate } from './projections/updates.projection.js'
-export { toOpenAIToolMessages, type OpenAIToolMessage } from './projections/openai.projection.js'
+export type { AssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
 export type { OpenAIAssistantMessage } from './intake/openai.js'
+export { parseSSE } from './intake/sse.js'
+
+// The tool contract and the built-in tools.
 export { buildTool, defaultMapper, DEFAULT_MAX_RESULT_SIZE_CHARS } from './tools/build-tool.js'
 export { lazySchema, type LazySchema } from './tools/lazy-schema.js'
 export { toAPIFormat, inputJsonSchema, type ApiTool } from './tools/to-api-format.js'
@@ -26,25 +33,25 @@ export type {
   InterruptBehavior,
   JsonSchemaObject,
 } from './tools/tool.types.js'
-export type {
-  CanUseTool,
-  PermissionRequest,
-  PermissionAnswer,
-  PermissionMode,
-  PermissionPolicy,
+export { Read, Write, Edit, Bash, Glob, Grep, builtinTools, readOnlyVerdict } from './tools/builtin/index.js'
+
+// Permissions and hooks, as an app configures them.
+export {
+  PERMISSION_MODES,
+  type CanUseTool,
+  type PermissionRequest,
+  type PermissionAnswer,
+  type PermissionMode,
 } from './permissions/policy.js'
-export { PERMISSION_MODES } from './permissions/policy.js'
 export { parseRule, type PermissionRule } from './permissions/rules.js'
-export { compileRules, type RuleConfig } from './permissions/ruleset.js'
-export { fingerprint, type GrantScope } from './permissions/grants.js'
+export type { RuleConfig } from './permissions/ruleset.js'
+export type { GrantScope } from './permissions/grants.js'
 export type { HooksConfig, HookInput, HookOutput, HookFunction, HookEventName } from './hooks/config.js'
-export { combineHookResults, type HookResult, type CombinedHooks } from './hooks/combine.js'
-export type { HookRunner, HookRequest, HookOutcome, HookPhase } from './hooks/hook-runner.js'
+
+// Events and their stores.
 export {
   KernelEventSchema,
-  ToolResultBlockSchema,
   EVENT_VERSION,
-  STEPS,
   type KernelEvent,
   type KernelEventInput,
   type KernelEventType,
@@ -53,26 +60,31 @@ export {
   type Step,
   type FailureCode,
 } from './events/event.schema.js'
-export { createMemoryLog } from './adapters/memory-log.store.js'
 export { parseJsonl, toJsonLine, type ParsedLog, type CorruptLine } from './events/jsonl.js'
-export { createJsonlLog, type JsonlLogOptions } from './adapters/jsonl-log.store.js'
+export { createMemoryLog } from './adapters/memory-log.store.js'
+export { createJsonlLog, readJsonlFile, type JsonlLogOptions } from './adapters/jsonl-log.store.js'
+export { checkLogOrder, type LogOrder } from './events/log-order.js'
 export {
-  projectMessages,
-  projectTurnMessage,
-  reduceTurnMessage,
-  type ToolResultMessage,
-} from './projections/messages.projection.js'
-export { projectTimeline, type TimelineRow } from './projections/timeline.projection.js'
-export { toolCallMachine } from './machines/tool-call.machine.js'
-export type { AssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
-export type { Clock, IdGenerator, EventLog, ResultStore } from './ports/index.js'
-export { parseSSE } from './intake/sse.js'
-export { Read, Write, Edit, Bash, Glob, Grep, builtinTools, readOnlyVerdict } from './tools/builtin/index.js'
-export { createDirectoryResultStore, resultFileName } from './adapters/result-store.js'
-export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
+  createDirectoryResultStore,
+  createDefaultResultStore,
+  defaultResultStoreDir,
+  resultFileName,
+} from './adapters/result-store.js'
+export { systemClock } from './adapters/system.js'
+export { createProcessRunner, type ProcessRunnerOptions } from './adapters/process-runner.js'
+export {
+  buildChildEnvironment,
+  DEFAULT_ENVIRONMENT_ALLOWLIST,
+  type ChildEnvironmentOptions,
+} from './adapters/child-environment.js'
+export type { Clock, IdGenerator, EventLog, ResultStore, ResultKey, ResultWriter } from './ports/index.js'
+export { createFileSearch, type FileSearchOptions } from './adapters/file-search.js'
 export type {
   FileSystem,
   FileStat,
+  FileKind,
+  OpenReadOptions,
+  ProcessRunOptions,
   ProcessRunner,
   ProcessResult,
   FileSearch,
@@ -82,5 +94,19 @@ export type {
   SessionState,
   ToolPorts,
 } from './ports/index.js'
+
+// Projections of a log.
+export {
+  projectMessages,
+  projectTurnMessage,
+  reduceTurnMessage,
+  type ToolResultMessage,
+} from './projections/messages.projection.js'
+export { toOpenAIToolMessages, type OpenAIToolMessage } from './projections/openai.projection.js'
+export { projectTimeline, type TimelineRow } from './projections/timeline.projection.js'
+export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
+
+// Replay and recovery.
 export { recover, RECOVERY_REASON } from './replay/recovery.js'
 export { replay, type ReplayOptions, type ReplayResult, type Divergence } from './replay/replay.js'
+export { TOOLKERNEL_VERSION } from './version.js'

@@ -3,12 +3,17 @@
  */
 import { createMemoryLog } from './adapters/memory-log.store.js'
 import { GuardedLog } from './actors/turn/guarded-log.js'
+import { sessionConfigured } from './session-config.js'
+import { loadBashGrammar } from './adapters/bash-grammar.js'
+import { installedBashParser } from './permissions/shell/installed.js'
 import { randomIds, systemClock } from './adapters/system.js'
 import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-env.js'
 import type { HookRunner } from './hooks/hook-runner.js'
 import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
 import { compileRules, deniedOutright, type RuleConfig } from './permissions/ruleset.js'
 import { Grants } from './permissions/grants.js'
+import { DEFAULT_PROTECTED_NAMES, type PathJudge } from './permissions/paths.js'
+import { realPathOf } from './adapters/real-path.js'
 import { createHookRunner } from './hooks/runner.js'
 import type { HooksConfig } from './hooks/config.js'
 import { toAPIFormat, type ApiTool } from './tools/to-api-format.js'
@@ -20,11 +25,11 @@ import type { KernelEventInput } from './events/event.schema.js'
 import type { Clock, EventLog, IdGenerator, ResultStore, SessionState, ToolPorts } from './ports/index.js'
 import { createFileSearch } from './adapters/file-search.js'
 import { nodeFileSystem } from './adapters/node-fs.js'
-import { createDirectoryResultStore } from './adapters/result-store.js'
+import { createDefaultResultStore } from './adapters/result-store.js'
 import { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { execaProcessRunner } from './adapters/process-runner.js'
+import { isAbsolute } from 'node:path'
+import { createProcessRunner } from './adapters/process-runner.js'
+import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
 
@@ -42,7 +47,14 @@ export interface KernelOptions {
    * Permission rules and mode, written as in Claude Code's settings.json:
    * `{ mode: 'default', allow: ['Bash(npm run test:*)'], deny: ['Read(./.env)'] }`.
    */
-  permissions?: RuleConfig & { mode?: PermissionMode }
+  permissions?: RuleConfig & {
+    mode?: PermissionMode
+    /**
+     * More directories whose changes always ask, in every mode: names (`secrets`, protected
+     * wherever they appear) or absolute paths. Always protected: .git, .claude, .vscode, .idea.
+     */
+    protect?: readonly string[]
+  }
   /** PreToolUse / PostToolUse / PostToolUseFailure hooks: shell commands or in-process functions. */
   hooks?: HooksConfig
   /** Replaces the hook runner altogether (replay provides recorded outcomes). */
@@ -57,6 +69,12 @@ export interface KernelOptions {
   messageBudgetChars?: number
   /** The event log. Default: in memory. */
   log?: EventLog
+  /**
+   * The environment of Bash and command hooks: built from an allowlist (PATH, HOME, USER, SHELL,
+   * the locale, TZ, TMPDIR …), never the app's whole `process.env`. `allow` adds names (a
+   * trailing `*` is a prefix); `set` adds or overrides values.
+   */
+  environment?: ChildEnvironmentOptions
   clock?: Clock
   ids?: IdGenerator
   /** The file system, shell and file search the built-in tools use. Default: the real ones. */
@@ -105,6 +123,8 @@ export interface Kernel {
 /** What replay drives: a turn with the mode and early-start policy a recorded turn had. */
 export interface KernelInternals extends Kernel {
   openTurn(mode: 'batch' | 'stream', earlyStart: EarlyStart): TurnControl
+  /** Settles once what decisions depend on (the shell grammar) is loaded. */
+  ready(): Promise<void>
 }
 
 /**
@@ -139,12 +159,20 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     throw new Error(
       `createKernel: permissions.mode must be one of ${PERMISSION_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
     )
-  const rules = compileRules(options.permissions, registry.tools)
+  const protect = options.permissions?.protect ?? []
+  const judge: PathJudge = {
+    cwd,
+    realPath: realPathOf,
+    protectedNames: [...DEFAULT_PROTECTED_NAMES, ...protect.filter((p) => !isAbsolute(p))],
+    protectedDirs: protect.filter((p) => isAbsolute(p)),
+  }
+  const rules = compileRules(options.permissions, registry.tools, judge)
   const record = (event: KernelEventInput): void => void log.append(event)
   const sessionId = ids.next('session')
-  const results = options.results ?? createDirectoryResultStore(join(tmpdir(), 'toolkernel-results'))
+  const results = options.results ?? createDefaultResultStore()
   const services: CallServices = {
     registry,
+    offeredTools: registry.tools.filter((tool) => !deniedOutright(rules, tool)).map((tool) => tool.name),
     log,
     cwd,
     ports: {
@@ -152,17 +180,28 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
       clock,
       ids,
       fs: options.ports?.fs ?? nodeFileSystem,
-      processes: options.ports?.processes ?? execaProcessRunner,
+      processes:
+        options.ports?.processes ??
+        createProcessRunner(options.environment !== undefined ? { env: options.environment } : {}),
       search: options.ports?.search ?? createFileSearch(),
       session: mapSession(),
     },
-    hooks: options.hookRunner ?? createHookRunner(options.hooks, { cwd, sessionId, permissionMode: mode, record }),
+    hooks:
+      options.hookRunner ??
+      createHookRunner(options.hooks, {
+        cwd,
+        sessionId,
+        permissionMode: mode,
+        record,
+        ...(options.environment !== undefined ? { environment: options.environment } : {}),
+      }),
     // Grants live in the log: a kernel over a resumed log honours the ones given before.
     permissions: createPermissionPolicy({
       rules,
       mode,
       cwd,
-      grants: Grants.fromLog(log.read()),
+      judge,
+      grants: Grants.fromLog(log.read(), judge),
       canUseTool: options.canUseTool,
       record,
     }),
@@ -179,7 +218,18 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     ask: [...(options.permissions?.ask ?? [])],
     deny: [...(options.permissions?.deny ?? [])],
   }
+  // Shell commands are judged from a real bash grammar (WebAssembly, loaded once per process):
+  // turns wait for it, so no decision is ever made without it. A grammar that fails to load
+  // leaves every command unknown — asked about, never allowed by a rule.
+  const grammar =
+    registry.tools.some((tool) => tool.shellCommand !== undefined) && installedBashParser() === undefined
+      ? loadBashGrammar().then(
+          () => undefined,
+          () => undefined,
+        )
+      : undefined
   const turnDeps = () => ({
+    ready: installedBashParser() === undefined ? grammar : undefined,
     logFailure: () => log.failure,
     turnId: ids.next('turn'),
     log,
@@ -190,6 +240,15 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     permissions: permissionConfig,
   })
 
+  let configured = false
+  const settings = {
+    tools: registry.tools,
+    cwd,
+    hooks: options.hooks,
+    maxConcurrency,
+    messageBudgetChars: messageBudget,
+    progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
+  }
   /** A turn the kernel tracks while it runs, so a failing log can stop it. */
   const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
     if (log.failure !== undefined) {
@@ -198,6 +257,10 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
       )
     }
     const turn = startTurn(turnDeps(), { mode, earlyStart: early })
+    if (!configured) {
+      configured = true
+      log.append(sessionConfigured(turn.turnId, { ...settings, permissions: permissionConfig }))
+    }
     live.add(turn)
     void turn.result().then(() => live.delete(turn))
     return turn
@@ -208,6 +271,7 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     const voids = stopReason !== null && stopReason !== 'tool_use'
     // A message cut short, or a turn already aborted, must start nothing before its end voids it.
     const hold = voids || turnOptions.signal?.aborted === true
+    if (grammar !== undefined && installedBashParser() === undefined) await grammar
     const turn = open('batch', hold ? 'none' : 'all')
     for (const use of uses) turn.addIncoming(use)
     turn.attach(turnOptions.signal)
@@ -221,6 +285,9 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     apiTools: () => toAPIFormat(registry.tools.filter((tool) => !deniedOutright(rules, tool))),
     runTurn,
     openTurn: open,
+    ready: async () => {
+      if (grammar !== undefined) await grammar
+    },
     resume: (stored) => {
       for (const event of recover(stored.read())) stored.append(event)
       return createKernelInternals({ ...options, log: stored })

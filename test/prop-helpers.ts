@@ -87,15 +87,18 @@ export function inputOf(spec: Spec, id: string): unknown {
 }
 
 /** Expected batch of each call: consecutive safe calls share one; each unsafe call has its own. */
+/**
+ * The batch of each call, by a formulation of its own (not the scheduler's running counter):
+ * write the message as a string, S for a safe call and U for an unsafe one; the batches are the
+ * tokens of /S+|U/g — maximal runs of safe calls, each unsafe call alone — in order.
+ */
 export function expectedBatches(specs: readonly Spec[]): number[] {
-  let batch = -1
-  let lastSafe = false
-  return specs.map((spec) => {
-    const safe = isSafe(spec)
-    batch = safe && lastSafe ? batch : batch + 1
-    lastSafe = safe
-    return batch
-  })
+  const tokens =
+    specs
+      .map((spec) => (isSafe(spec) ? 'S' : 'U'))
+      .join('')
+      .match(/S+|U/g) ?? []
+  return tokens.flatMap((token, batch) => Array.from(token, () => batch))
 }
 
 /** Checks ordering, the cap and batch isolation from the log alone. */

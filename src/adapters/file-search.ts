@@ -1,30 +1,26 @@
 /**
- * File search for Glob and Grep: tinyglobby walks the tree, `ignore` applies every .gitignore on
- * the way, and the usual heavy directories are never entered. Grep uses ripgrep when it is on
- * PATH and a built-in search otherwise; both give the same lines, sorted by path and line.
+ * File search for Glob and Grep. Glob: tinyglobby walks the tree and `ignore` applies every
+ * .gitignore on the way. Grep: ripgrep when it is on PATH, a built-in search otherwise (its
+ * regular expressions in a worker thread); both give the same lines, sorted by path and line.
+ * Either way the root must be a directory or a regular file: a FIFO or a device is refused before
+ * anything opens it, and every search has a time limit and stops when the call is aborted.
  */
 import ignore, { type Ignore } from 'ignore'
 import { readFile, stat } from 'node:fs/promises'
-import { basename, dirname, join, relative } from 'node:path'
+import { dirname, join } from 'node:path'
 import { glob as walk } from 'tinyglobby'
-import type { FileSearch, GlobMatch, GrepOptions, GrepResult } from '../ports/index.js'
+import type { FileSearch, GlobMatch, GrepOptions } from '../ports/index.js'
+import { builtinSearch } from './builtin-search.js'
+import { describeKind, kindOf } from './node-fs.js'
+import { ripgrepSearch } from './ripgrep-search.js'
+import { abortError } from './search-errors.js'
+import { ALWAYS_IGNORED } from './search-walk.js'
 
-/** Directories no search enters. */
-export const ALWAYS_IGNORED = [
-  '.git',
-  'node_modules',
-  '.hg',
-  '.svn',
-  '.venv',
-  'venv',
-  '__pycache__',
-  'dist',
-  'build',
-  '.next',
-  '.cache',
-  'coverage',
-  'target',
-]
+export { ALWAYS_IGNORED } from './search-walk.js'
+
+/** A search's time limit unless the options or the call say otherwise. */
+export const GREP_TIMEOUT_MS = 20_000
+const PIECE_BYTES = 16 * 1024 * 1024
 
 const ignoreGlobs = ALWAYS_IGNORED.map((d) => `**/${d}/**`)
 
@@ -66,6 +62,13 @@ export interface FileSearchOptions {
   ripgrep?: boolean
   /** The ripgrep program (default `rg`, looked up on PATH). */
   ripgrepCommand?: string
+  /** Each search's time limit (default GREP_TIMEOUT_MS); `GrepOptions.timeoutMs` overrides it. */
+  timeoutMs?: number
+  /**
+   * The built-in search decodes and matches a file larger than this in pieces, cut at lines, so
+   * memory stays bounded whatever the file's size (default 16 MiB). Tests make it small.
+   */
+  builtinPieceBytes?: number
 }
 
 const probes = new Map<string, Promise<boolean>>()
@@ -84,111 +87,35 @@ const ripgrepRuns = (command: string): Promise<boolean> => {
   return probe
 }
 
+/** Whether the root is a file; throws for a missing root or one that is neither a file nor a directory. */
+async function rootIsFile(root: string): Promise<boolean> {
+  const s = await stat(root).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw new Error(`no such file or directory ${root}`)
+    throw error
+  })
+  const kind = kindOf(s)
+  if (kind === 'file' || kind === 'directory') return kind === 'file'
+  throw new Error(`${root} is ${describeKind(kind)}, not a regular file or a directory; Grep searches only those`)
+}
+
+/**
+ * The real file search.
+ *
+ * @example
+ * const search = createFileSearch({ ripgrep: false, timeoutMs: 5_000 }) // built-in, 5 s per search
+ */
 export function createFileSearch(options: FileSearchOptions = {}): FileSearch {
   const command = options.ripgrepCommand ?? 'rg'
   return {
     glob: globFiles,
-    async grep(grepOptions) {
+    async grep(grepOptions: GrepOptions) {
+      if (grepOptions.signal?.aborted === true) throw abortError(grepOptions.signal)
+      const isFile = await rootIsFile(grepOptions.root)
+      const timeoutMs = grepOptions.timeoutMs ?? options.timeoutMs ?? GREP_TIMEOUT_MS
       const useRipgrep = options.ripgrep ?? (await ripgrepRuns(command))
-      return useRipgrep ? ripgrepSearch(command, grepOptions) : builtinSearch(grepOptions)
+      return useRipgrep
+        ? ripgrepSearch(command, grepOptions, isFile, timeoutMs)
+        : builtinSearch(grepOptions, isFile, { timeoutMs, pieceBytes: options.builtinPieceBytes ?? PIECE_BYTES })
     },
   }
-}
-
-interface Hit {
-  path: string
-  line: number
-  text: string
-  match: boolean
-}
-
-/** Shapes hits into the tool's lines: `path:line: text` (context lines `path-line- text`), names, or counts. */
-function format(hits: Hit[], mode: GrepOptions['mode'], limit: number, engine: GrepResult['engine']): GrepResult {
-  hits.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line)
-  const matches = hits.filter((h) => h.match)
-  if (mode === 'files_with_matches' || mode === 'count') {
-    const counts = new Map<string, number>()
-    for (const h of matches) counts.set(h.path, (counts.get(h.path) ?? 0) + 1)
-    const entries = [...counts]
-    const lines = entries.slice(0, limit).map(([path, n]) => (mode === 'count' ? `${path}:${n}` : path))
-    return { lines, truncated: entries.length > limit, engine }
-  }
-  const lines: string[] = []
-  let shown = 0
-  let truncated = false
-  let last: Hit | undefined
-  for (const h of hits) {
-    if (h.match && shown === limit) {
-      truncated = true
-      break
-    }
-    if (last !== undefined && (last.path !== h.path || h.line > last.line + 1)) lines.push('--')
-    lines.push(h.match ? `${h.path}:${h.line}: ${h.text}` : `${h.path}-${h.line}- ${h.text}`)
-    if (h.match) shown++
-    last = h
-  }
-  return { lines, truncated, engine }
-}
-
-async function builtinSearch(options: GrepOptions): Promise<GrepResult> {
-  const regex = new RegExp(options.pattern, options.ignoreCase ? 'i' : '')
-  const rootStat = await stat(options.root)
-  const files = rootStat.isFile()
-    ? [{ path: basename(options.root), full: options.root }]
-    : (await globFiles(options.glob ?? '**/*', options.root)).map((m) => ({
-        path: m.path,
-        full: join(options.root, m.path),
-      }))
-  const hits: Hit[] = []
-  for (const file of files) {
-    const bytes = await readFile(file.full).catch(() => undefined)
-    if (bytes === undefined || bytes.subarray(0, 8192).includes(0)) continue
-    const lines = bytes.toString('utf8').split(/\r?\n/)
-    if (lines.at(-1) === '') lines.pop()
-    const keep = new Set<number>()
-    const matched = new Set<number>()
-    lines.forEach((text, i) => {
-      if (!regex.test(text)) return
-      matched.add(i)
-      for (let j = Math.max(0, i - options.context); j <= Math.min(lines.length - 1, i + options.context); j++)
-        keep.add(j)
-    })
-    for (const i of keep) hits.push({ path: file.path, line: i + 1, text: lines[i] ?? '', match: matched.has(i) })
-  }
-  return format(hits, options.mode, options.limit, 'builtin')
-}
-
-async function ripgrepSearch(command: string, options: GrepOptions): Promise<GrepResult> {
-  const args = [
-    '--json',
-    '--no-config',
-    '--hidden',
-    '--no-require-git',
-    ...ALWAYS_IGNORED.flatMap((d) => ['--glob', `!${d}`]),
-  ]
-  if (options.ignoreCase) args.push('--ignore-case')
-  if (options.context > 0) args.push('--context', String(options.context))
-  if (options.glob !== undefined) args.push('--glob', options.glob)
-  args.push('--regexp', options.pattern, '--', options.root)
-  const { execa } = await import('execa')
-  const result = await execa(command, args, { reject: false, maxBuffer: 256 * 1024 * 1024 })
-  // A failed start has no exit code: that is not "no matches" (exit 1).
-  if (result.exitCode === undefined)
-    throw new Error(`ripgrep (${command}) could not start: ${result.shortMessage ?? result.message}`)
-  if (result.exitCode === 2) throw new Error(result.stderr.trim() || 'ripgrep failed')
-  const rootIsFile = (await stat(options.root)).isFile()
-  const hits: Hit[] = []
-  for (const line of result.stdout.split('\n')) {
-    if (line === '') continue
-    const event = JSON.parse(line) as {
-      type: string
-      data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } }
-    }
-    if (event.type !== 'match' && event.type !== 'context') continue
-    const full = event.data?.path?.text ?? ''
-    const path = rootIsFile ? basename(full) : relative(options.root, full).split('\\').join('/')
-    const text = (event.data?.lines?.text ?? '').replace(/\r?\n$/, '')
-    hits.push({ path, line: event.data?.line_number ?? 0, text, match: event.type === 'match' })
-  }
-  return format(hits, options.mode, options.limit, 'ripgrep')
 }

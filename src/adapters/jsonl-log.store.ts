@@ -1,25 +1,39 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync, fsyncSync } from 'node:fs'
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs'
 import type { Clock, EventLog } from '../ports/index.js'
-import { parseJsonl, toJsonLine } from '../events/jsonl.js'
+import { JsonlLineParser, toJsonLine, type ParsedEnd } from '../events/jsonl.js'
 import { StampingLog } from './memory-log.store.js'
 
 export interface JsonlLogOptions {
   /** fsync after every append: survives a power cut, at a cost. Default false (survives a process crash). */
   fsync?: boolean
+  /** Reports reading the history on open: bytes read so far and the file's size (after each chunk). */
+  onProgress?: (bytesRead: number, totalBytes: number) => void
 }
 
 /**
  * An append-only JSONL event log on disk. Each event is written with one `writeSync` on a
- * descriptor kept open, so a crash loses at most the line being written; reopening drops that
- * torn line and goes on. Existing events are loaded as history.
+ * descriptor kept open, so a crash loses at most the line being written. Reopening repairs
+ * what a crash can leave: a torn last line is cut off; a last line that is whole but lost its
+ * newline gets the newline, so the next append does not glue two lines. Existing events are
+ * loaded as history, read in chunks (a log of any size).
  *
  * @throws Error when the file holds corrupt lines other than a torn last one (refuse to append
- * to a log we cannot read back).
+ * to a log we cannot read back); the file is then left as it was.
  */
 export function createJsonlLog(path: string, clock: Clock, options: JsonlLogOptions = {}): EventLog {
-  const history = existsSync(path) ? readHistory(path) : { events: [], validBytes: 0 }
   const fd = openSync(path, 'a+')
-  ftruncateSync(fd, history.validBytes)
+  let history: JsonlFileContents
+  try {
+    history = readJsonlFd(fd, options.onProgress === undefined ? {} : { onProgress: options.onProgress })
+    const first = history.corrupt[0]
+    if (first !== undefined)
+      throw new Error(`${path}:${first.line}: ${first.message}; refusing to append to a log that does not read back`)
+    ftruncateSync(fd, history.validBytes)
+    if (history.unterminated) writeSync(fd, '\n')
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
   const sink = (event: Parameters<typeof toJsonLine>[0]): void => {
     writeSync(fd, toJsonLine(event))
     if (options.fsync === true) fsyncSync(fd)
@@ -36,13 +50,70 @@ export function createJsonlLog(path: string, clock: Clock, options: JsonlLogOpti
   return log
 }
 
-function readHistory(path: string): { events: ReturnType<typeof parseJsonl>['events']; validBytes: number } {
-  const text = readFileSync(path, 'utf8')
-  const parsed = parseJsonl(text)
-  const first = parsed.corrupt[0]
-  if (first !== undefined) {
-    throw new Error(`${path}:${first.line}: ${first.message}; refusing to append to a log that does not read back`)
+export interface ReadJsonlOptions {
+  /** Bytes read at a time. Default 1 MiB; tests pass small chunks to cut through lines and characters. */
+  chunkBytes?: number
+  /** Called after each chunk with the bytes read so far and the file's size when reading began. */
+  onProgress?: (bytesRead: number, totalBytes: number) => void
+}
+
+/** A log file as read: its events and bad lines, and where an append may go on. */
+export interface JsonlFileContents extends ParsedEnd {
+  /** Bytes up to the end of the last whole line: a torn last line starts here. */
+  validBytes: number
+}
+
+/**
+ * Reads a JSONL log file line by line, in fixed-size chunks, synchronously: memory holds the
+ * events and one chunk, never the file's text (which may exceed what one string can hold).
+ *
+ * @example
+ * const { events, corrupt, torn } = readJsonlFile('session.jsonl')
+ */
+export function readJsonlFile(path: string, options: ReadJsonlOptions = {}): JsonlFileContents {
+  const fd = openSync(path, 'r')
+  try {
+    return readJsonlFd(fd, options)
+  } finally {
+    closeSync(fd)
   }
-  const keep = parsed.torn ? text.slice(0, text.lastIndexOf('\n') + 1) : text
-  return { events: parsed.events, validBytes: Buffer.byteLength(keep, 'utf8') }
+}
+
+const DEFAULT_CHUNK_BYTES = 1 << 20
+const NEWLINE = 0x0a
+
+/**
+ * Lines are split on the newline byte before decoding: in UTF-8 that byte never occurs inside a
+ * multi-byte character, so a whole line always decodes whole, whatever the chunk boundaries, and
+ * byte offsets (for cutting off a torn line) stay exact even when a crash cut a character in two.
+ */
+function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileContents {
+  const total = fstatSync(fd).size
+  const chunk = Buffer.allocUnsafe(Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES))
+  const parser = new JsonlLineParser()
+  // The start of a line begun in earlier chunks (copies: the chunk buffer is reused).
+  let pending: Buffer[] = []
+  let position = 0
+  let lineEnd = 0
+  for (let read = readSync(fd, chunk, 0, chunk.length, 0); read > 0;) {
+    const bytes = read === chunk.length ? chunk : chunk.subarray(0, read)
+    let start = 0
+    for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+      parser.line(decode(pending, bytes, start, nl))
+      pending = []
+      start = nl + 1
+      lineEnd = position + start
+    }
+    if (start < read) pending.push(Buffer.from(bytes.subarray(start)))
+    position += read
+    options.onProgress?.(position, total)
+    read = readSync(fd, chunk, 0, chunk.length, position)
+  }
+  const end = parser.end(decode(pending, chunk, 0, 0))
+  return { ...end, validBytes: end.unterminated ? position : lineEnd }
+}
+
+function decode(pending: readonly Buffer[], bytes: Buffer, start: number, end: number): string {
+  if (pending.length === 0) return bytes.toString('utf8', start, end)
+  return Buffer.concat([...pending, bytes.subarray(start, end)]).toString('utf8')
 }

@@ -20,7 +20,9 @@ export class StampingLog implements EventLog {
   }
 
   append(input: KernelEventInput): KernelEvent {
-    const event = { v: EVENT_VERSION, seq: this.#events.length, at: this.clock.now(), ...input } as KernelEvent
+    // After the last seq, not the count: a history with gaps must never get a seq twice.
+    const seq = (this.#events.at(-1)?.seq ?? -1) + 1
+    const event = { v: EVENT_VERSION, seq, at: this.clock.now(), ...input } as KernelEvent
     this.sink?.(event)
     this.#events.push(event)
     this.#subject.next(event)

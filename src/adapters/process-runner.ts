@@ -1,73 +1,108 @@
 /**
- * Runs shell commands with execa. Each command gets its own process group, so a timeout or an
- * abort kills the whole tree (a backgrounded `sleep` included), not only the shell. stderr is
- * redirected into stdout inside the shell, so output keeps the order it was written in.
+ * Runs Bash commands through the shared spawner (spawn-process.ts: one process group per command,
+ * one kill policy with command hooks). stderr is redirected into stdout inside the shell, so output
+ * keeps the order it was written in. Memory stays bounded however much a command writes: only the
+ * head and tail are kept, the full output streams to the caller's file, and past a hard cap the
+ * command is stopped. Progress is coalesced.
  */
-import type { ProcessRunner } from '../ports/index.js'
+import type { ProcessResult, ProcessRunner } from '../ports/index.js'
+import type { ProcessRunOptions } from '../ports/process-runner.port.js'
+import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
+import { createProgressReporter } from './output-progress.js'
+import { describeCleanup, spawnProcess, type SpawnOutcome } from './spawn-process.js'
 
-/** After SIGTERM, how long the tree has before SIGKILL. */
-const KILL_GRACE_MS = 2000
-
-export const execaProcessRunner: ProcessRunner = {
-  async run(command, { cwd, timeoutMs, signal, onOutput }) {
-    if (signal.aborted) return { output: '', exitCode: null, timedOut: false, aborted: true }
-    // Loaded on first use: execa costs ~200 ms to import, and most turns run no shell.
-    const { execa } = await import('execa')
-    const child = execa('bash', ['-c', `exec 2>&1\n${command}`], {
-      cwd,
-      detached: true,
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      reject: false,
-      encoding: 'utf8',
-      stripFinalNewline: false,
-      buffer: false,
-      env: { ...process.env, TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' },
-    })
-    const chunks: string[] = []
-    child.stdout?.setEncoding('utf8')
-    child.stdout?.on('data', (chunk: string) => {
-      chunks.push(chunk)
-      onOutput?.(chunk)
-    })
-    let timedOut = false
-    let aborted = false
-    const killTree = (): void => {
-      const pid = child.pid
-      if (pid === undefined) return
-      signalGroup(pid, 'SIGTERM')
-      setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS).unref()
-    }
-    const timer = setTimeout(() => {
-      timedOut = true
-      killTree()
-    }, timeoutMs)
-    const onAbort = (): void => {
-      aborted = true
-      killTree()
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    try {
-      const result = await child
-      const output = chunks.join('')
-      if (result.failed && result.exitCode === undefined && !timedOut && !aborted) {
-        return { output, exitCode: null, timedOut, aborted, startError: result.shortMessage ?? 'could not start bash' }
-      }
-      return { output, exitCode: result.exitCode ?? null, timedOut, aborted }
-    } finally {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
-      // Children the command left running in its group go too: a finished command leaves nothing behind.
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL')
-    }
-  },
+/** How a process runner is set up. */
+export interface ProcessRunnerOptions {
+  /** The commands' environment: an allowlist of the host's, plus what the app adds. */
+  readonly env?: ChildEnvironmentOptions
+  /** Output past which a command is stopped (default 64 MiB). */
+  readonly maxOutputBytes?: number
 }
 
-function signalGroup(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, name)
-  } catch {
-    // The group is already gone.
+/** What every Bash command gets, whatever the host has: no pager waits for a keypress. */
+const BASH_DEFAULTS = { TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' }
+
+/**
+ * A process runner for Bash.
+ *
+ * @example
+ * createKernel({ tools, ports: { processes: createProcessRunner({ env: { allow: ['CI'] } }) } })
+ */
+export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
+  return {
+    async run(command, runOptions) {
+      if (runOptions.signal.aborted) return { ...emptyResult(), aborted: true }
+      // Built per run: a variable the app sets later in process.env reaches later commands, as before.
+      const env = buildChildEnvironment(options.env, BASH_DEFAULTS)
+      return runBash(command, runOptions, env, maxOutputBytes)
+    },
   }
+}
+
+/** The runner with the default allowlist and cap (the kernel's default). */
+export const defaultProcessRunner: ProcessRunner = createProcessRunner()
+
+/** The name the kernel has wired so far; the same runner as {@link defaultProcessRunner}. */
+export const execaProcessRunner: ProcessRunner = defaultProcessRunner
+
+async function runBash(
+  command: string,
+  { cwd, timeoutMs, signal, onOutput, openOutputFile }: ProcessRunOptions,
+  env: Record<string, string>,
+  maxOutputBytes: number,
+): Promise<ProcessResult> {
+  const progress = onOutput === undefined ? undefined : createProgressReporter(onOutput)
+  const capture = new OutputCapture({
+    open: openOutputFile,
+    maxBytes: maxOutputBytes,
+    onLimit: () => child.stop(),
+    pause: () => child.pause(),
+    resume: () => child.resume(),
+  })
+  const onChunk = (chunk: Buffer): void => {
+    capture.push(chunk)
+    progress?.push(chunk)
+  }
+  const child = spawnProcess({
+    script: command,
+    mergeStderr: true,
+    cwd,
+    env,
+    timeoutMs,
+    signal,
+    onStdout: onChunk,
+    // Only what bash says before its stderr is redirected arrives here.
+    onStderr: onChunk,
+    // On abort the interrupted result is built from progress right away: report what is buffered.
+    onEnding: () => progress?.flush(),
+  })
+  const outcome = await child.done
+  progress?.end()
+  return toResult(outcome, await capture.finish(), maxOutputBytes)
+}
+
+function toResult(outcome: SpawnOutcome, captured: CapturedOutput, maxOutputBytes: number): ProcessResult {
+  const result: ProcessResult = {
+    output: captured.head,
+    tail: captured.tail,
+    totalBytes: captured.totalBytes,
+    omittedBytes: captured.omittedBytes,
+    exitCode: outcome.exitCode,
+    timedOut: outcome.end === 'timed-out',
+    aborted: outcome.end === 'aborted',
+  }
+  if (captured.savedPath !== undefined) result.savedPath = captured.savedPath
+  if (captured.saveError !== undefined) result.saveError = captured.saveError
+  if (outcome.exitSignal !== null) result.exitSignal = outcome.exitSignal
+  if (outcome.end === 'stopped' && captured.overLimit) result.outputLimitBytes = maxOutputBytes
+  if (outcome.startError !== undefined) result.startError = outcome.startError
+  const cleanup = describeCleanup(outcome.cleanup)
+  if (cleanup !== undefined) result.cleanup = cleanup
+  return result
+}
+
+function emptyResult(): ProcessResult {
+  return { output: '', tail: '', totalBytes: 0, omittedBytes: 0, exitCode: null, timedOut: false, aborted: false }
 }

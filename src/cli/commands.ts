@@ -11,9 +11,18 @@ import { replay } from '../replay/replay.js'
 import { builtinTools } from '../tools/builtin/index.js'
 import type { Tool } from '../tools/tool.types.js'
 import { CliError } from './load-log.js'
-import { standIns } from './stand-ins.js'
+import { toolsForReplay } from './stand-ins.js'
 
+/** Writes one line to the terminal (main escapes every control character in it, newlines too). */
 type Out = (line: string) => void
+
+/** Text whose line breaks are formatting (JSON.stringify escapes those inside strings), line by line. */
+function outLines(out: Out, text: string): void {
+  for (const line of text.split('\n')) out(line)
+}
+
+const timelineRow = (row: ReturnType<typeof projectTimeline>[number]): string =>
+  `${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`
 
 export async function replayCommand(
   events: readonly KernelEvent[],
@@ -22,23 +31,24 @@ export async function replayCommand(
 ): Promise<number> {
   if (!options.quiet) {
     out('Timeline (ms since each turn started):')
-    for (const row of projectTimeline(events))
-      out(`  ${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`)
-    out('\nProjected messages:')
-    out(JSON.stringify(projectMessages(events), null, 2))
+    for (const row of projectTimeline(events)) out(`  ${timelineRow(row)}`)
+    out('')
+    out('Projected messages:')
+    outLines(out, JSON.stringify(projectMessages(events), null, 2))
   }
-  const known = options.tools === undefined ? [...builtinTools] : await loadTools(options.tools)
-  const stand = standIns(events, known)
-  if (stand.length > 0)
-    out(
-      `\n(${stand.map((t) => t.name).join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`,
-    )
-  const result = await replay(events, { tools: [...known, ...stand] })
+  const given = options.tools === undefined ? undefined : await loadTools(options.tools)
+  const { tools, standIns } = toolsForReplay(events, given, builtinTools)
+  if (standIns.length > 0) {
+    out('')
+    out(`(${standIns.join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`)
+  }
+  const result = await replay(events, { tools })
+  out('')
   if (result.ok) {
-    out(`\nDeterminism check: ok — ${result.turns} turn(s) re-executed, every decision the same.`)
+    out(`Determinism check: ok — ${result.turns} turn(s) re-executed, every decision the same.`)
     return 0
   }
-  out(`\nDeterminism check: DIVERGENCE in turn ${result.divergence.turnId} ${result.divergence.message}`)
+  out(`Determinism check: DIVERGENCE in turn ${result.divergence.turnId} ${result.divergence.message}`)
   return 1
 }
 
@@ -94,8 +104,7 @@ export function timelineCommand(
   out: Out,
 ): number {
   if (htmlPath === undefined) {
-    for (const row of projectTimeline(events))
-      out(`${String(row.t).padStart(5)}  ${(row.toolUseId ?? '').padEnd(16)} ${row.type.padEnd(20)} ${row.detail}`)
+    for (const row of projectTimeline(events)) out(timelineRow(row))
     return 0
   }
   writeFileSync(htmlPath, timelineHtml(events, `toolkernel timeline — ${source}`))

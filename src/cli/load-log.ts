@@ -1,10 +1,20 @@
 /** Reads a log file for the CLI, with errors that say what is wrong and where. */
-import { readFileSync, statSync } from 'node:fs'
-import { parseJsonl } from '../events/jsonl.js'
+import { statSync } from 'node:fs'
+import { readJsonlFile, type JsonlFileContents } from '../adapters/jsonl-log.store.js'
 import type { KernelEvent } from '../events/event.schema.js'
+import { checkLogOrder } from '../events/log-order.js'
 
 export class CliError extends Error {}
 
+/** Files from this size on report their progress while they are read. */
+const PROGRESS_FROM_BYTES = 20 * 1024 * 1024
+
+/**
+ * The events of the log at `path`, read line by line (a log of any size), checked for order.
+ *
+ * @throws CliError when the file is missing, not a log, empty, has a corrupt line (unless
+ * `skipCorrupt`), or its events are out of order.
+ */
 export function loadLog(path: string, options: { skipCorrupt: boolean; err: (line: string) => void }): KernelEvent[] {
   let size: number
   try {
@@ -15,8 +25,28 @@ export function loadLog(path: string, options: { skipCorrupt: boolean; err: (lin
     if (error instanceof CliError) throw error
     throw new CliError(`no such log file: ${path}`)
   }
-  if (size > 20 * 1024 * 1024) options.err(`reading ${path} (${(size / 1024 / 1024).toFixed(0)} MiB)…`)
-  const parsed = parseJsonl(readFileSync(path, 'utf8'))
+  const report = size >= PROGRESS_FROM_BYTES ? progressReporter(path, size, options.err) : undefined
+  let parsed: JsonlFileContents
+  try {
+    parsed = readJsonlFile(path, report === undefined ? {} : { onProgress: report })
+  } catch (error) {
+    throw new CliError(`cannot read ${path}: ${(error as Error).message}`)
+  }
+  const events = usableEvents(path, parsed, options)
+  const order = checkLogOrder(events)
+  if (!order.ok)
+    throw new CliError(
+      `${path}: events out of order at seq ${order.seq}: ${order.problem} — the log was edited, spliced or shuffled, and cannot be replayed as it is`,
+    )
+  if (events.length > 100_000) options.err(`${events.length} events read`)
+  return events
+}
+
+function usableEvents(
+  path: string,
+  parsed: JsonlFileContents,
+  options: { skipCorrupt: boolean; err: (line: string) => void },
+): KernelEvent[] {
   if (parsed.events.length === 0 && parsed.corrupt.length > 0) {
     throw new CliError(
       `${path} is not a toolkernel log: line ${parsed.corrupt[0]?.line}: ${parsed.corrupt[0]?.message}`,
@@ -29,6 +59,23 @@ export function loadLog(path: string, options: { skipCorrupt: boolean; err: (lin
     options.err(`skipping ${path}:${bad.line}: ${bad.message}`)
   }
   if (parsed.torn) options.err(`${path}: the last line was cut off mid-write (a crash?) and is left out`)
-  if (parsed.events.length > 100_000) options.err(`${parsed.events.length} events read`)
   return parsed.events
+}
+
+/**
+ * A progress callback for reading `total` bytes of `path` that writes
+ * `reading <path>: 40 % (200 MiB)…` each time another tenth is read, and no more often.
+ */
+export function progressReporter(
+  path: string,
+  total: number,
+  err: (line: string) => void,
+): (bytesRead: number) => void {
+  let shown = 0
+  return (bytesRead) => {
+    const tenths = total <= 0 ? 10 : Math.min(10, Math.floor((bytesRead / total) * 10))
+    if (tenths <= shown) return
+    shown = tenths
+    err(`reading ${path}: ${tenths * 10} % (${Math.round(bytesRead / 1024 / 1024)} MiB)…`)
+  }
 }

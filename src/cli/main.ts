@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { runDemo } from './demo.js'
 import { CliError, loadLog } from './load-log.js'
+import { safeForTerminal } from './terminal.js'
 
 const HELP = `usage: toolkernel <command> [options]
 
@@ -22,11 +23,20 @@ commands:
   help                show this text
 `
 
+/**
+ * Runs one command. What it prints comes from logs, models and tools, so `out` and `err` get it
+ * only through `safeForTerminal`: here, at the boundary, where no call site can forget it. The
+ * log commands print one line per `out` call (their newlines are escaped too, so a log cannot
+ * forge lines); the demo and `err` keep the line breaks of their text.
+ */
 export async function main(
   argv: readonly string[],
-  out: (line: string) => void = console.log,
-  err: (line: string) => void = console.error,
+  write: (line: string) => void = console.log,
+  writeErr: (line: string) => void = console.error,
 ): Promise<number> {
+  const out = (text: string) => write(safeForTerminal(text, { newlines: true }))
+  const line = (text: string) => write(safeForTerminal(text))
+  const err = (text: string) => writeErr(safeForTerminal(text, { newlines: true }))
   const [command, ...rest] = argv
   switch (command) {
     case 'demo': {
@@ -43,7 +53,7 @@ export async function main(
     case 'inspect':
     case 'stats':
     case 'timeline':
-      return logCommand(command, rest, out, err)
+      return logCommand(command, rest, line, err)
     case undefined:
     case 'help':
     case '--help':
@@ -117,7 +127,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (error: unknown) => {
-    console.error(`toolkernel: ${error instanceof Error ? error.message : String(error)}`)
+    const message = error instanceof Error ? error.message : String(error)
+    console.error(safeForTerminal(`toolkernel: ${message}`, { newlines: true }))
     process.exitCode = 1
   },
 )

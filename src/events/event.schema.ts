@@ -91,6 +91,37 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
       .object({ mode: z.string(), allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) })
       .optional(),
   }),
+  /**
+   * The session's configuration, logged with the first turn of each kernel (right after its
+   * turn.started): the tools and their fixed traits, hooks, rules, mode, cwd, limits and the
+   * toolkernel version, so any log replays standalone with exactly its own tools.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('session.configured'),
+    toolkernel: z.string(),
+    cwd: z.string(),
+    mode: z.string(),
+    rules: z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) }),
+    limits: z.object({
+      maxConcurrency: z.number().int().positive(),
+      messageBudgetChars: z.number().nonnegative(),
+      progressLogChars: z.number().nonnegative().nullable(),
+    }),
+    hooks: z.array(z.object({ event: z.string(), matcher: z.string(), hooks: z.array(z.string()) })),
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        aliases: z.array(z.string()),
+        /** sha256 of the input JSON Schema the model was given (first 16 hex digits). */
+        schema: z.string(),
+        interrupt: z.enum(['cancel', 'block']),
+        cascades: z.boolean(),
+        validates: z.boolean(),
+        maxResultSizeChars: z.number().nullable(),
+      }),
+    ),
+  }),
   /** A log cut off mid-turn was closed: these calls got interrupted results. */
   z.object({ ...envelope, type: z.literal('turn.recovered'), reason: z.string(), open: z.array(z.string()) }),
   z.object({ ...envelope, type: z.literal('turn.aborted'), reason: z.string() }),

@@ -1,5 +1,6 @@
 /**
- * Reading and writing the JSONL form of a log. Pure: the file store in actors/adapters does the I/O.
+ * Reading and writing the JSONL form of a log. Pure: the file store in adapters/ does the I/O
+ * and feeds lines to the same parser that `parseJsonl` uses.
  */
 import { EVENT_VERSION, KernelEventSchema, type KernelEvent } from './event.schema.js'
 
@@ -13,8 +14,17 @@ export interface ParsedLog {
   events: KernelEvent[]
   /** Lines that are not valid events (a torn last line is not counted here). */
   corrupt: CorruptLine[]
-  /** True when the last line had no newline and did not parse: a write cut off by a crash. */
+  /** True when the last line had no newline and was not JSON: a write cut off by a crash. */
   torn: boolean
+}
+
+/** What a writer needs to know beyond `ParsedLog` before it appends to the same file. */
+export interface ParsedEnd extends ParsedLog {
+  /**
+   * The last line is whole (it is JSON) but its newline is missing: a write torn just before
+   * it. The line counts like any other; a writer adds the newline before it appends.
+   */
+  unterminated: boolean
 }
 
 /** Serialises one event as a JSONL line, newline included. */
@@ -23,30 +33,56 @@ export function toJsonLine(event: KernelEvent): string {
 }
 
 /**
- * Parses the text of a JSONL log. A last line without its newline that does not parse is a torn
+ * Parses the text of a JSONL log. A last line without its newline that is not JSON is a torn
  * write (the process died mid-append) and is dropped; any other bad line is reported by number.
+ * For whole files of any size, the file store reads in chunks through the same `JsonlLineParser`.
  */
 export function parseJsonl(text: string): ParsedLog {
-  const lines = text.split('\n')
-  const endsClean = text.length === 0 || text.endsWith('\n')
-  const last = endsClean ? lines.length - 1 : lines.length
-  const events: KernelEvent[] = []
-  const corrupt: CorruptLine[] = []
-  let torn = false
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] ?? ''
-    if (raw.trim() === '') continue
-    const result = parseLine(raw)
-    if (result.ok) {
-      events.push(result.event)
-    } else if (i === last - 1 && !endsClean) {
-      torn = true
-    } else {
-      corrupt.push({ line: i + 1, message: result.message })
-    }
+  const parser = new JsonlLineParser()
+  let start = 0
+  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+    parser.line(text.slice(start, nl))
+    start = nl + 1
   }
+  const { events, corrupt, torn } = parser.end(text.slice(start))
   return { events, corrupt, torn }
 }
+
+/**
+ * The line-by-line reader behind every log reader: give it each line whose newline was read,
+ * in order, then whatever followed the last newline. Lines are numbered from 1.
+ */
+export class JsonlLineParser {
+  readonly #events: KernelEvent[] = []
+  readonly #corrupt: CorruptLine[] = []
+  #lines = 0
+
+  /** A line whose newline was read (without the newline). Blank lines are skipped. */
+  line(raw: string): void {
+    this.#lines++
+    if (isBlank(raw)) return
+    this.#keep(parseLine(raw))
+  }
+
+  /** The text after the last newline ('' when the log ends in one), and the result. */
+  end(rest: string): ParsedEnd {
+    const result = { events: this.#events, corrupt: this.#corrupt, torn: false, unterminated: false }
+    if (isBlank(rest)) return result
+    this.#lines++
+    const parsed = parseLine(rest)
+    // A cut-off write is never whole JSON (an object's prefix never is), so only that is torn.
+    if (parsed instanceof LineFailure && parsed.notJson) return { ...result, torn: true }
+    this.#keep(parsed)
+    return { ...result, unterminated: true }
+  }
+
+  #keep(parsed: KernelEvent | LineFailure): void {
+    if (parsed instanceof LineFailure) this.#corrupt.push({ line: this.#lines, message: parsed.message })
+    else this.#events.push(parsed)
+  }
+}
+
+const isBlank = (raw: string): boolean => raw.length === 0 || (raw.charCodeAt(0) <= 32 && raw.trim() === '')
 
 /**
  * Upgrades steps from an event version to the next, applied in order when reading a log written
@@ -71,18 +107,199 @@ export function upgrade(json: unknown): unknown {
   return event
 }
 
-function parseLine(raw: string): { ok: true; event: KernelEvent } | { ok: false; message: string } {
+const fastCheck = compileEventCheck(KernelEventSchema)
+
+/** The event types the fast path checks in full; others always go through zod. */
+export const FAST_PATH_TYPES: ReadonlySet<string> = fastCheck.types
+
+/**
+ * The event, when the fast path checks it in full and zod would return it unchanged (no key
+ * zod would strip); undefined means "ask zod", never "invalid". Reading a log spends most of its
+ * time here, and a zod parse copies every object it accepts; this returns the parsed JSON as is.
+ */
+export function fastParseEvent(json: unknown): KernelEvent | undefined {
+  return fastCheck.check(json) ? (json as KernelEvent) : undefined
+}
+
+/** Why a line is no event (a class, so a line that is one costs no wrapper object). */
+class LineFailure {
+  constructor(
+    readonly message: string,
+    readonly notJson: boolean,
+  ) {}
+}
+
+function parseLine(raw: string): KernelEvent | LineFailure {
   let json: unknown
   try {
     json = JSON.parse(raw)
   } catch (error) {
-    return { ok: false, message: `not JSON (${(error as Error).message})` }
+    return new LineFailure(`not JSON (${(error as Error).message})`, true)
   }
+  const fast = fastParseEvent(json)
+  if (fast !== undefined) return fast
   const upgraded = upgrade(json)
-  if (typeof upgraded === 'string') return { ok: false, message: upgraded }
+  if (typeof upgraded === 'string') return new LineFailure(upgraded, false)
   const parsed = KernelEventSchema.safeParse(upgraded)
-  if (parsed.success) return { ok: true, event: parsed.data }
+  if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
-  return { ok: false, message: `not a toolkernel event${where}: ${issue?.message ?? 'invalid'}` }
+  return new LineFailure(`not a toolkernel event${where}: ${issue?.message ?? 'invalid'}`, false)
+}
+
+/*
+ * The fast path, compiled from the zod schema itself so that it cannot drift from it. It knows a
+ * handful of zod constructs (those the event schema uses) and accepts a value only when zod would
+ * accept it and return it unchanged. Any construct, check or option it does not know — a
+ * refinement, a transform, a default, a string format, a catch-all — makes that event type
+ * zod-only: fail-closed. The equivalence is tested against zod on mutated events.
+ */
+
+type Check = (value: unknown) => boolean
+
+/** The parts of zod's (v4) schema definitions the compiler reads; anything else is unknown to it. */
+interface SchemaDef {
+  type: string
+  checks?: readonly { _zod: { def: { check: string; format?: string; value?: unknown; inclusive?: boolean } } }[]
+  shape?: Record<string, Schema>
+  catchall?: unknown
+  innerType?: Schema
+  element?: Schema
+  options?: readonly Schema[]
+  values?: readonly unknown[]
+  entries?: Record<string, unknown>
+}
+interface Schema {
+  _zod: { def: SchemaDef }
+}
+
+function accept(): boolean {
+  return true
+}
+
+function compileEventCheck(union: unknown): { check: Check; types: ReadonlySet<string> } {
+  const byType = new Map<unknown, Check>()
+  for (const option of (union as Schema)._zod.def.options ?? []) {
+    const type = option._zod.def.shape?.type?._zod.def.values
+    const check = compile(option)
+    if (check !== undefined && type?.length === 1) byType.set(type[0], check)
+  }
+  const check: Check = (value) => {
+    if (typeof value !== 'object' || value === null) return false
+    const member = byType.get((value as { type?: unknown }).type)
+    return member !== undefined && member(value)
+  }
+  return { check, types: new Set([...byType.keys()].map(String)) }
+}
+
+/** A check equivalent to `schema` for JSON values zod returns unchanged; undefined when unknown. */
+function compile(schema: Schema): Check | undefined {
+  const def = schema._zod.def
+  const checks = def.checks ?? []
+  if (def.type === 'number') return numberCheck(checks)
+  if (checks.length > 0) return undefined
+  switch (def.type) {
+    case 'string':
+      return (v) => typeof v === 'string'
+    case 'boolean':
+      return (v) => typeof v === 'boolean'
+    case 'unknown':
+      return accept
+    case 'literal': {
+      const values = def.values ?? []
+      return (v) => values.includes(v)
+    }
+    case 'enum': {
+      const values = new Set(Object.values(def.entries ?? {}))
+      return (v) => values.has(v)
+    }
+    case 'nullable':
+    case 'optional':
+      return wrapped(def)
+    case 'array':
+      return arrayCheck(def)
+    case 'union':
+      return unionCheck(def)
+    case 'object':
+      return objectCheck(def)
+    default:
+      return undefined
+  }
+}
+
+function numberCheck(checks: NonNullable<SchemaDef['checks']>): Check | undefined {
+  let int = false
+  let min = -Infinity
+  let max = Infinity
+  let minInclusive = true
+  let maxInclusive = true
+  for (const { _zod } of checks) {
+    const { check, format, value, inclusive } = _zod.def
+    if (check === 'number_format' && format === 'safeint' && !int) int = true
+    else if (check === 'greater_than' && typeof value === 'number' && min === -Infinity)
+      [min, minInclusive] = [value, inclusive === true]
+    else if (check === 'less_than' && typeof value === 'number' && max === Infinity)
+      [max, maxInclusive] = [value, inclusive === true]
+    else return undefined
+  }
+  return (v) =>
+    typeof v === 'number' &&
+    (int ? Number.isSafeInteger(v) : Number.isFinite(v)) &&
+    (minInclusive ? v >= min : v > min) &&
+    (maxInclusive ? v <= max : v < max)
+}
+
+function wrapped(def: SchemaDef): Check | undefined {
+  const inner = def.innerType === undefined ? undefined : compile(def.innerType)
+  if (inner === undefined) return undefined
+  return def.type === 'nullable' ? (v) => v === null || inner(v) : (v) => v === undefined || inner(v)
+}
+
+function arrayCheck(def: SchemaDef): Check | undefined {
+  const element = def.element === undefined ? undefined : compile(def.element)
+  if (element === undefined) return undefined
+  return (v) => Array.isArray(v) && v.every(element)
+}
+
+function unionCheck(def: SchemaDef): Check | undefined {
+  const options = (def.options ?? []).map(compile)
+  if (options.length === 0 || options.some((o) => o === undefined)) return undefined
+  const checks = options as Check[]
+  return (v) => checks.some((check) => check(v))
+}
+
+interface Field {
+  key: string
+  optional: boolean
+  check: Check
+}
+
+/** A plain object with exactly known keys: zod strips unknown ones, so those go to zod. */
+function objectCheck(def: SchemaDef): Check | undefined {
+  if (def.catchall !== undefined || def.shape === undefined) return undefined
+  const fields: Field[] = []
+  for (const [key, schema] of Object.entries(def.shape)) {
+    // An inherited name (`constructor`) would read as present on every object.
+    if (key in Object.prototype) return undefined
+    const optional = schema._zod.def.type === 'optional'
+    const inner = optional ? schema._zod.def.innerType : schema
+    const check = inner === undefined ? undefined : compile(inner)
+    if (check === undefined) return undefined
+    fields.push({ key, optional, check })
+  }
+  return (v) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
+    const record = v as Record<string, unknown>
+    let present = 0
+    for (const { key, optional, check } of fields) {
+      const value = record[key]
+      if (value === undefined) {
+        if (!optional) return false
+      } else if (check(value)) present++
+      else return false
+    }
+    let own = 0
+    for (const _key in record) own++
+    return own === present
+  }
 }

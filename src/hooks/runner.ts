@@ -1,12 +1,16 @@
 /**
  * Runs the hooks that match a call, in parallel, and reads each one's answer by the Claude Code
- * protocol: exit 0 goes on, exit 2 blocks with stderr as the reason, other codes are non-blocking
- * errors; a JSON object on stdout wins over the exit code. Every hook's result is an event, then
- * the results are combined in configuration order. The command never has model input in it: the
- * call reaches the hook only as JSON on stdin.
+ * protocol: exit 0 goes on, and only then is a JSON object on stdout read (it may block, ask,
+ * allow, rewrite input, add context); exit 2 blocks with stderr as the reason, whatever stdout
+ * says; other codes and a timeout are non-blocking errors, noted in the call's system messages.
+ * Where a hook cannot do its job at all — it cannot be started, or the call cannot be handed to it
+ * as JSON — a PreToolUse hook blocks the call: a check that did not run is not a pass. Every
+ * hook's result is an event, then the results are combined in configuration order. The command
+ * never has model input in it: the call reaches the hook only as JSON on stdin.
  */
 import type { KernelEventInput } from '../events/event.schema.js'
 import type { HookOutcome, HookRequest, HookRunner } from './hook-runner.js'
+import type { ChildEnvironmentOptions } from '../adapters/child-environment.js'
 import { runHookProcess, type HookProcessResult } from '../adapters/hook-process.js'
 import { describeError } from '../tools/result-text.js'
 import { combineHookResults, type HookResult } from './combine.js'
@@ -30,6 +34,8 @@ export interface HookRunnerOptions {
   record(event: KernelEventInput): void
   /** The command runner (tests may replace it). */
   runProcess?: typeof runHookProcess
+  /** Command hooks' environment: the default allowlist, plus what the app adds. */
+  environment?: ChildEnvironmentOptions
 }
 
 interface CompiledHook {
@@ -84,7 +90,7 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
         request.phase === 'pre' ? 'PreToolUse' : request.error === undefined ? 'PostToolUse' : 'PostToolUseFailure'
       const input = hookInput(event, request, options)
       const hooks = matching(event, request.tool.name)
-      const results = await Promise.all(hooks.map((hook) => runOne(hook, input, signal, options.cwd, runProcess)))
+      const results = await Promise.all(hooks.map((hook) => runOne(hook, { input, signal, options, runProcess })))
       for (const result of results) options.record(finishedEvent(request, result))
       return combineHookResults(results, request.phase)
     },
@@ -109,19 +115,50 @@ function hookInput(event: HookEventName, request: HookRequest, options: HookRunn
   return input
 }
 
-async function runOne(
-  hook: CompiledHook,
-  input: HookInput,
-  signal: AbortSignal,
-  cwd: string,
-  runProcess: typeof runHookProcess,
-): Promise<HookResult> {
+interface RunContext {
+  input: HookInput
+  signal: AbortSignal
+  options: HookRunnerOptions
+  runProcess: typeof runHookProcess
+}
+
+async function runOne(hook: CompiledHook, { input, signal, options, runProcess }: RunContext): Promise<HookResult> {
   const base = { label: hook.label, order: hook.order }
   const timeoutMs = (hook.entry.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS) * 1000
   if (hook.entry.type === 'function')
     return { ...base, ...(await runFunction(hook.entry.fn, input, signal, timeoutMs)) }
-  const result = await runProcess(hook.entry.command, { cwd, stdin: JSON.stringify(input), timeoutMs, signal })
-  return { ...base, ...readProcess(result, timeoutMs) }
+  let stdin: string
+  try {
+    stdin = JSON.stringify(input)
+  } catch (error) {
+    // The hook cannot check a call it is not shown: that blocks, as a hook that cannot start does.
+    return {
+      ...base,
+      outcome: 'block',
+      reason: `${cannot(hook)} be given the call as JSON (${describeError(error)}), so it could not check the call`,
+    }
+  }
+  const result = await runProcess(hook.entry.command, {
+    cwd: options.cwd,
+    stdin,
+    timeoutMs,
+    signal,
+    ...(options.environment === undefined ? {} : { env: options.environment }),
+  })
+  const phase = input.hook_event_name === 'PreToolUse' ? 'pre' : 'post'
+  if (result.startError !== undefined)
+    return {
+      ...base,
+      outcome: 'block',
+      exitCode: null,
+      reason: `${cannot(hook)} be started (${result.startError}), so it could not check the call`,
+    }
+  return { ...base, ...readProcess(result, timeoutMs, phase) }
+}
+
+/** The start of the reason a hook that could not do its job blocks with. */
+function cannot(hook: CompiledHook): string {
+  return `the hook ${hook.label} could not`
 }
 
 type Reading = Omit<HookResult, 'label' | 'order'>
@@ -146,42 +183,53 @@ async function runFunction(
   }
 }
 
-function readProcess(result: HookProcessResult, timeoutMs: number): Reading {
-  if (result.timedOut)
+/** What a command hook's exit says: exit 0 reads its JSON, exit 2 blocks, anything else is a noted error. */
+function readProcess(result: HookProcessResult, timeoutMs: number, phase: 'pre' | 'post'): Reading {
+  const wentOn = phase === 'pre' ? 'the call went on' : 'the result stands'
+  const exitCode = result.exitCode
+  if (result.timedOut) {
+    const killed = result.cleanup ?? 'its process group was killed'
+    return { outcome: 'error', exitCode, error: `timed out after ${timeoutMs / 1000} s; ${killed}; ${wentOn}` }
+  }
+  if (result.problem !== undefined)
     return {
       outcome: 'error',
-      exitCode: result.exitCode,
-      error: `timed out after ${timeoutMs / 1000} s; it and every process it started were killed`,
+      exitCode,
+      error: result.interrupted === true ? result.problem : `${result.problem}; ${wentOn}`,
     }
-  if (result.problem !== undefined) return { outcome: 'error', exitCode: result.exitCode, error: result.problem }
-  const stdout = result.stdout.trim()
-  let jsonNote: string | undefined
-  if (stdout.startsWith('{')) {
-    let json: unknown
-    try {
-      json = JSON.parse(stdout)
-    } catch (error) {
-      jsonNote = `its stdout is not valid JSON (${(error as Error).message}), so its exit code decides`
-    }
-    // Valid JSON on stdout wins over the exit code.
-    if (jsonNote === undefined) return { ...readJson(json), exitCode: result.exitCode }
-  }
-  const withNote = (r: Reading): Reading =>
-    jsonNote === undefined ? r : { ...r, error: r.error === undefined ? jsonNote : `${r.error}; ${jsonNote}` }
-  const exitCode = result.exitCode
-  if (exitCode === 0) return withNote({ outcome: 'continue', exitCode })
+  const stderr = result.stderr.trim()
+  // Exit 2 blocks whatever stdout says: a hook's JSON is read on exit 0 only (the Claude Code protocol).
   if (exitCode === 2)
-    return withNote({
+    return {
       outcome: 'block',
       exitCode,
-      reason: result.stderr.trim() || 'a hook blocked this call (exit code 2) without saying why',
-    })
-  const stderr = result.stderr.trim()
-  return withNote({
-    outcome: 'error',
-    exitCode,
-    error: `exited with code ${exitCode ?? 'none'}${stderr === '' ? '' : `: ${stderr.slice(0, 2000)}`}`,
-  })
+      reason: stderr || 'a hook blocked this call (exit code 2) without saying why',
+    }
+  if (exitCode !== 0) {
+    const how = exitCode === null ? `was killed by ${result.exitSignal ?? 'a signal'}` : `exited with code ${exitCode}`
+    return {
+      outcome: 'error',
+      exitCode,
+      error: `${how}${stderr === '' ? '' : `: ${stderr.slice(0, 2000)}`}; ${wentOn}`,
+    }
+  }
+  return readStdout(result.stdout.trim())
+}
+
+/** Exit 0: a JSON object on stdout is the hook's answer; anything else on it is ignored. */
+function readStdout(stdout: string): Reading {
+  if (!stdout.startsWith('{')) return { outcome: 'continue', exitCode: 0 }
+  let json: unknown
+  try {
+    json = JSON.parse(stdout)
+  } catch (error) {
+    return {
+      outcome: 'continue',
+      exitCode: 0,
+      error: `its stdout is not valid JSON (${(error as Error).message}), so its exit code decides`,
+    }
+  }
+  return { ...readJson(json), exitCode: 0 }
 }
 
 /** A hook's JSON answer (command stdout, or an in-process hook's return value). */

@@ -4,7 +4,9 @@
  */
 import { createHash } from 'node:crypto'
 import type { KernelEvent } from '../events/event.schema.js'
+import { canonicalJson } from '../util/canonical-json.js'
 import type { Tool } from '../tools/tool.types.js'
+import type { PathJudge } from './paths.js'
 import { matchRules } from './ruleset.js'
 import { parseRule } from './rules.js'
 
@@ -28,17 +30,11 @@ export function fingerprint(tool: string, input: unknown): string {
     .slice(0, 32)
 }
 
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
-}
-
 export class Grants {
   readonly #grants: Grant[] = []
+
+  /** `judge`: where paths really point, for grants of a path rule (as for the rules themselves). */
+  constructor(private readonly judge?: PathJudge) {}
 
   add(grant: Grant): void {
     if (grant.scope === 'rule') parseRule(grant.rule ?? '', 'allow')
@@ -52,13 +48,13 @@ export class Grants {
       if (grant.scope === 'tool') return true
       if (grant.scope === 'call') return grant.fingerprint === fingerprint(tool.name, input)
       const rule = parseRule(grant.rule ?? '', 'allow')
-      return matchRules({ allow: [rule], ask: [], deny: [] }, tool, input, cwd)?.behavior === 'allow'
+      return matchRules({ allow: [rule], ask: [], deny: [], judge: this.judge }, tool, input, cwd)?.behavior === 'allow'
     })
   }
 
   /** Rebuilds the grants recorded in a log. */
-  static fromLog(events: Iterable<KernelEvent>): Grants {
-    const grants = new Grants()
+  static fromLog(events: Iterable<KernelEvent>, judge?: PathJudge): Grants {
+    const grants = new Grants(judge)
     for (const event of events) {
       if (event.type !== 'permission.granted') continue
       const grant: Grant = { tool: event.tool, scope: event.scope }

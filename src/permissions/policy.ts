@@ -9,7 +9,9 @@ import type { Tool, ToolContext } from '../tools/tool.types.js'
 import { describeError } from '../tools/result-text.js'
 import { fingerprint, type Grants, type GrantScope } from './grants.js'
 import { guarded } from '../util/guarded.js'
-import { matchRules, pathOf, suggestRules, type RuleSet } from './ruleset.js'
+import { commandOf, matchRules, pathOf, readDenied, suggestRules, type RuleSet } from './ruleset.js'
+import { insideWorkingDir, protectedReason, type PathJudge } from './paths.js'
+import { analyzeCommand, redirectWrites } from './shell/index.js'
 import { insideOf } from './rules.js'
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const
@@ -60,12 +62,16 @@ export interface PermissionPolicy {
    * model is still streaming) is only for calls that will not stop to ask. 'unknown' waits.
    */
   preview(tool: Tool, input: unknown): 'allow' | 'deny' | 'ask' | 'unknown'
+  /** Whether no deny rule keeps the model from reading this path (Read rules, where it resolves). */
+  mayRead(path: string): boolean
 }
 
 export interface PolicyOptions {
   rules: RuleSet
   mode: PermissionMode
   cwd: string
+  /** Where paths really point, and what is protected (DESIGN §5). */
+  judge?: PathJudge | undefined
   grants: Grants
   canUseTool?: CanUseTool | undefined
   record(event: KernelEventInput): void
@@ -83,6 +89,7 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     toolUseId: '',
     onProgress: () => {},
     ports: undefined as never,
+    mayRead: (path) => !readDenied(rules, path, cwd),
   }
 
   /** Everything decided without asking anyone; undefined means "ask the tool". */
@@ -90,6 +97,8 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     const rule = matchRules(rules, tool, input, cwd)
     if (rule?.behavior === 'deny')
       return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
+    const guard = alwaysAsks(tool, input, rules, options.judge)
+    if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
     if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
     if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
     if (hook?.decision === 'ask') return { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'a hook asks first' }
@@ -110,7 +119,7 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
       }
     if (rule?.behavior === 'allow')
       return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
-    if (mode === 'acceptEdits' && editsInside(tool, input, cwd))
+    if (mode === 'acceptEdits' && editsInside(tool, input, cwd, options.judge))
       return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
     return undefined
   }
@@ -172,6 +181,7 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
   }
 
   return {
+    mayRead: (path) => !readDenied(rules, path, cwd),
     preview(tool, input) {
       const verdict = settled(tool, input)
       if (verdict !== undefined) return verdict.behavior
@@ -201,9 +211,40 @@ function readOnly(tool: Tool, input: unknown): boolean {
   return guarded(() => tool.isReadOnly(input) === true, false)
 }
 
-function editsInside(tool: Tool, input: unknown, cwd: string): boolean {
+/** A change acceptEdits may allow: it writes a path that is inside the working directory, really. */
+function editsInside(tool: Tool, input: unknown, cwd: string, judge: PathJudge | undefined): boolean {
   if (readOnly(tool, input)) return false
   const path = pathOf(tool, input)
-  const rel = path === undefined ? undefined : insideOf(cwd, path)
+  if (path === undefined) return false
+  if (judge !== undefined) return insideWorkingDir(judge, path)
+  const rel = insideOf(cwd, path)
   return rel !== undefined && rel !== ''
+}
+
+/**
+ * What asks in every mode, bypassPermissions included: a change to a protected path (`.git`,
+ * `.claude` …, also through a symlink or a shell redirection), and a shell command the analysis
+ * cannot follow fully while deny or ask rules for that tool exist — a command that hides its
+ * parts could hide exactly what they name.
+ */
+function alwaysAsks(tool: Tool, input: unknown, rules: RuleSet, judge: PathJudge | undefined): string | undefined {
+  const command = commandOf(tool, input)
+  if (command !== undefined) {
+    const analysis = analyzeCommand(command)
+    if (analysis.kind === 'unknown' && guardedByRules(rules, tool))
+      return `the command cannot be analysed fully (${analysis.reason}), and rules restrict what ${tool.name} may run`
+    if (judge === undefined || analysis.kind === 'unknown') return undefined
+    for (const target of analysis.commands.flatMap((c) => c.redirects.filter(redirectWrites).map((r) => r.target))) {
+      const reason = protectedReason(judge, target)
+      if (reason !== undefined) return reason
+    }
+    return undefined
+  }
+  const path = pathOf(tool, input)
+  if (judge === undefined || path === undefined || readOnly(tool, input)) return undefined
+  return protectedReason(judge, path)
+}
+
+function guardedByRules(rules: RuleSet, tool: Tool): boolean {
+  return [...rules.deny, ...rules.ask].some((rule) => rule.specifier !== undefined && rule.tool === tool.name)
 }

@@ -1,12 +1,12 @@
 /**
  * Permission rules in the syntax Claude Code users write in settings.json: `Tool`,
- * `Tool(specifier)`, `mcp__server`, `mcp__server__tool`. Bash specifiers match commands (exact,
- * or a prefix with `:*`); path specifiers match the tool's `getPath` gitignore-style.
+ * `Tool(specifier)`, `mcp__server`, `mcp__server__tool`. Command specifiers (`Bash(npm test:*)`)
+ * match the simple commands the shell analysis finds (src/permissions/shell); path specifiers
+ * match the tool's `getPath` gitignore-style.
  */
 import ignore from 'ignore'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { homedir } from 'node:os'
-import { parse, type ParseEntry } from 'shell-quote'
 
 export type RuleBehavior = 'allow' | 'ask' | 'deny'
 
@@ -38,8 +38,6 @@ export function parseRule(source: string, behavior: RuleBehavior): PermissionRul
     throw new Error(
       `permission rule ${JSON.stringify(source)} (${behavior}) has an empty specifier; drop the parentheses to match every call of ${tool}`,
     )
-  if (specifier !== undefined && /[()]/.test(specifier) && tool !== 'Bash')
-    throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) has parentheses inside its specifier`)
   return specifier === undefined ? { source, behavior, tool } : { source, behavior, tool, specifier: specifier.trim() }
 }
 
@@ -47,37 +45,6 @@ export function parseRule(source: string, behavior: RuleBehavior): PermissionRul
 export function namesTool(rule: PermissionRule, toolName: string): boolean {
   if (rule.tool === toolName) return true
   return rule.tool.startsWith('mcp__') && rule.tool.split('__').length === 2 && toolName.startsWith(`${rule.tool}__`)
-}
-
-/** The parts of a compound shell command, or undefined when it cannot be split safely. */
-export function commandParts(command: string): string[] | undefined {
-  if (/`|\$\(|<\(|>\(/.test(command)) return undefined
-  let tokens: ParseEntry[]
-  try {
-    tokens = parse(command, (name) => `$${name}`)
-  } catch {
-    return undefined
-  }
-  const parts: string[][] = [[]]
-  for (const token of tokens) {
-    if (typeof token === 'string') parts.at(-1)?.push(token)
-    else if ('op' in token && ['&&', '||', ';', '|', '&', ';;'].includes(token.op)) parts.push([])
-    else if ('op' in token && token.op === 'glob') parts.at(-1)?.push((token as { pattern: string }).pattern)
-    else if ('op' in token) parts.at(-1)?.push(token.op)
-  }
-  const joined = parts.map((words) => words.join(' ').trim()).filter((p) => p !== '')
-  return joined.length > 0 ? joined : undefined
-}
-
-/** A Bash specifier against one simple command: exact, or a word prefix with `:*`. */
-export function matchesCommand(specifier: string, command: string): boolean {
-  const normal = command.trim().replace(/\s+/g, ' ')
-  if (specifier.endsWith(':*')) {
-    const prefix = specifier.slice(0, -2).trim().replace(/\s+/g, ' ')
-    // A prefix on a word boundary: `npm run test:*` takes `npm run test`, `npm run test -- -w`, `npm run test:unit`.
-    return normal === prefix || normal.startsWith(`${prefix} `) || normal.startsWith(`${prefix}:`)
-  }
-  return normal === specifier.trim().replace(/\s+/g, ' ')
 }
 
 /** `path` relative to `base` with forward slashes ('' for base itself), or undefined when it lies outside. */

@@ -2,16 +2,9 @@
 import { dirname } from 'node:path'
 import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
-import {
-  commandParts,
-  insideOf,
-  matchesCommand,
-  matchesPath,
-  namesTool,
-  parseRule,
-  type PermissionRule,
-  type RuleBehavior,
-} from './rules.js'
+import { analyzeCommand, commandsForRules, denyMatches, matchesSpecifier } from './shell/index.js'
+import { candidates, type PathJudge } from './paths.js'
+import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
 
 export interface RuleConfig {
   allow?: readonly string[]
@@ -23,6 +16,8 @@ export interface RuleSet {
   readonly allow: readonly PermissionRule[]
   readonly ask: readonly PermissionRule[]
   readonly deny: readonly PermissionRule[]
+  /** Resolves where paths point; without it, path rules see only the path as written. */
+  readonly judge?: PathJudge | undefined
 }
 
 export interface RuleMatch {
@@ -31,78 +26,151 @@ export interface RuleMatch {
 }
 
 /**
- * Parses every rule and checks that its specifier fits its tool.
+ * Parses every rule and checks that it can match: it names a tool of this kernel by its
+ * canonical name (or an MCP server's tools, which may connect later), and its specifier is one
+ * the tool takes.
  *
- * @throws Error for a rule that does not parse, or a specifier on a tool that takes none.
+ * @throws Error for a rule that does not parse or cannot match, naming the fix.
  */
-export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = []): RuleSet {
-  const byName = new Map(tools.map((t) => [t.name, t]))
+export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [], judge?: PathJudge): RuleSet {
   const compile = (behavior: RuleBehavior) =>
     (config[behavior] ?? []).map((source) => {
       if (typeof source !== 'string')
         throw new Error(`permissions.${behavior} must list rule strings, got ${JSON.stringify(source)}`)
       const rule = parseRule(source, behavior)
-      const tool = byName.get(rule.tool)
-      if (rule.specifier !== undefined && tool !== undefined && !isCommandTool(tool) && tool.getPath === undefined) {
-        throw new Error(
-          `permission rule ${JSON.stringify(source)} (${behavior}): ${tool.name} takes no specifier (it has no path or command); write ${tool.name} alone`,
-        )
-      }
+      const problem = ruleProblem(rule, tools)
+      if (problem !== undefined) throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) ${problem}`)
       return rule
     })
-  return { allow: compile('allow'), ask: compile('ask'), deny: compile('deny') }
+  return { allow: compile('allow'), ask: compile('ask'), deny: compile('deny'), judge }
 }
 
-const isCommandTool = (tool: Tool): boolean => tool.name === 'Bash'
+/** Why a rule can never match a call of these tools, or undefined when it can. */
+function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | undefined {
+  if (rule.tool.startsWith('mcp__')) return undefined
+  const tool = tools.find((t) => t.name === rule.tool)
+  if (tool === undefined) {
+    const owner = tools.find((t) => t.aliases.includes(rule.tool))
+    if (owner !== undefined) {
+      const fixed = rule.specifier === undefined ? owner.name : `${owner.name}(${rule.specifier})`
+      return `names ${rule.tool}, an alias of ${owner.name}: rules use canonical names, so write ${fixed}`
+    }
+    return `names no tool of this kernel (${tools.map((t) => t.name).join(', ') || 'none'}), so it could never match`
+  }
+  if (rule.specifier === undefined) return undefined
+  if (!isCommandTool(tool) && tool.getPath === undefined)
+    return `has a specifier, but ${tool.name} takes no specifier (it has no path or command); write ${tool.name} alone`
+  if (!isCommandTool(tool) && /[()]/.test(rule.specifier)) return 'has parentheses inside its path specifier'
+  return undefined
+}
+
+/** A tool whose input carries a shell command (Bash declares `shellCommand`). */
+const isCommandTool = (tool: Tool): boolean => tool.shellCommand !== undefined
 
 /** The rule that decides this call: deny beats ask beats allow. */
 export function matchRules(rules: RuleSet, tool: Tool, input: unknown, cwd: string): RuleMatch | undefined {
   for (const behavior of ['deny', 'ask'] as const) {
-    const hit = rules[behavior].find((rule) => matchesAny(rule, tool, input, cwd))
+    const hit = rules[behavior].find((rule) => matchesAny(rule, tool, input, cwd, rules.judge))
     if (hit !== undefined) return { behavior, rule: hit.source }
   }
-  const allowed = allowedBy(rules.allow, tool, input, cwd)
+  const allowed = allowedBy(rules.allow, tool, input, cwd, rules.judge)
   return allowed === undefined ? undefined : { behavior: 'allow', rule: allowed }
 }
 
 /** Deny and ask rules match a compound command when any part (or the whole) matches. */
-function matchesAny(rule: PermissionRule, tool: Tool, input: unknown, cwd: string): boolean {
-  if (!namesTool(rule, tool.name)) return false
-  if (rule.specifier === undefined) return true
+function matchesAny(rule: PermissionRule, tool: Tool, input: unknown, cwd: string, judge?: PathJudge): boolean {
+  if (!appliesTo(rule, tool)) return false
+  if (rule.specifier === undefined) return namesTool(rule, tool.name)
   const command = commandOf(tool, input)
-  if (command !== undefined) {
-    const parts = commandParts(command) ?? []
-    return [command, ...parts].some((part) => matchesCommand(rule.specifier as string, part))
-  }
+  if (command !== undefined) return denyMatches(rule.specifier, analyzeCommand(command))
   const path = pathOf(tool, input)
-  return path !== undefined && matchesPath(rule.specifier, path, cwd)
+  return path !== undefined && pathMatches(rule.specifier, path, cwd, judge, 'any')
 }
 
 /**
- * An allow rule matches a compound command only if every part is allowed (by one allow rule or
- * another); a command that does not split safely is never allowed by a specifier rule.
+ * A rule for the tool itself, or a Read rule with a path for a search tool: what may not be read
+ * may not be searched either (Grep and Glob over a denied path are denied too).
  */
-function allowedBy(rules: readonly PermissionRule[], tool: Tool, input: unknown, cwd: string): string | undefined {
+function appliesTo(rule: PermissionRule, tool: Tool): boolean {
+  if (namesTool(rule, tool.name)) return true
+  return rule.tool === 'Read' && rule.specifier !== undefined && tool.category === 'search' && rule.behavior !== 'allow'
+}
+
+/**
+ * A path specifier against the path as written and where it points (relative specifiers to the
+ * working directory and to its real location): `any` for deny and ask rules, `both` for allow.
+ */
+function pathMatches(
+  spec: string,
+  path: string,
+  cwd: string,
+  judge: PathJudge | undefined,
+  need: 'any' | 'both',
+): boolean {
+  if (judge === undefined) return matchesPath(spec, path, cwd)
+  const { lexical, real } = candidates(judge, path)
+  const lexicalHit = matchesPath(spec, lexical, cwd)
+  if (real === undefined) return need === 'any'
+  const realCwd = tryReal(judge, cwd)
+  const realHit = matchesPath(spec, real, realCwd) || matchesPath(spec, real, cwd)
+  return need === 'any' ? lexicalHit || realHit : lexicalHit && realHit
+}
+
+function tryReal(judge: PathJudge, path: string): string {
+  try {
+    return judge.realPath(path)
+  } catch {
+    return path
+  }
+}
+
+/**
+ * An allow rule matches a compound command only if every simple command it executes is allowed
+ * (by one allow rule or another) and none writes through a redirection; a command the shell
+ * analysis cannot follow fully is never allowed by a specifier rule.
+ */
+function allowedBy(
+  rules: readonly PermissionRule[],
+  tool: Tool,
+  input: unknown,
+  cwd: string,
+  judge?: PathJudge,
+): string | undefined {
   const mine = rules.filter((r) => namesTool(r, tool.name))
   const whole = mine.find((r) => r.specifier === undefined)
   if (whole !== undefined) return whole.source
   const command = commandOf(tool, input)
   if (command !== undefined) {
-    const parts = commandParts(command)
-    if (parts === undefined) return undefined
-    const used = parts.map((part) => mine.find((r) => matchesCommand(r.specifier as string, part)))
+    const commands = commandsForRules(analyzeCommand(command))
+    if (commands.kind === 'unknown' || commands.commands.length === 0) return undefined
+    const specific = mine.filter((r) => r.specifier !== undefined)
+    const used = commands.commands.map((c) =>
+      c.notAllowable === undefined
+        ? specific.find((r) => matchesSpecifier(r.specifier as string, c.command))
+        : undefined,
+    )
     return used.every((r) => r !== undefined)
       ? [...new Set(used.map((r) => (r as PermissionRule).source))].join(', ')
       : undefined
   }
   const path = pathOf(tool, input)
   if (path === undefined) return undefined
-  return mine.find((r) => matchesPath(r.specifier as string, path, cwd))?.source
+  return mine.find((r) => r.specifier !== undefined && pathMatches(r.specifier, path, cwd, judge, 'both'))?.source
 }
 
-function commandOf(tool: Tool, input: unknown): string | undefined {
-  if (!isCommandTool(tool) || typeof input !== 'object' || input === null) return undefined
-  const command = (input as { command?: unknown }).command
+/** Whether a deny rule for Read matches this path (as written or where it points). */
+export function readDenied(rules: RuleSet, path: string, cwd: string): boolean {
+  return rules.deny.some(
+    (rule) =>
+      rule.tool === 'Read' &&
+      rule.specifier !== undefined &&
+      pathMatches(rule.specifier, path, cwd, rules.judge, 'any'),
+  )
+}
+
+/** The shell command a call carries (the tool's `shellCommand`), undefined when none or it throws. */
+export function commandOf(tool: Tool, input: unknown): string | undefined {
+  const command = guarded(() => tool.shellCommand?.(input), undefined)
   return typeof command === 'string' ? command : undefined
 }
 
@@ -131,11 +199,12 @@ const MULTI_WORD = new Set([
 export function suggestRules(tool: Tool, input: unknown, cwd: string): string[] {
   const command = commandOf(tool, input)
   if (command !== undefined) {
-    const words = commandParts(command)?.[0]?.split(' ') ?? []
+    const first = commandsForRules(analyzeCommand(command))
+    const words = first.kind === 'known' ? (first.commands[0]?.line.split(' ') ?? []) : []
     if (words.length === 0) return []
     // `npm run test`, `git commit`: the subcommand is part of what the user would allow.
     const prefix = words.slice(0, MULTI_WORD.has(words[0] as string) ? 2 : 1).join(' ')
-    return [`Bash(${prefix}:*)`, `Bash(${command})`]
+    return [`${tool.name}(${prefix}:*)`, `${tool.name}(${command})`]
   }
   const path = pathOf(tool, input)
   if (path !== undefined) {

@@ -6,13 +6,19 @@ export interface GlobMatch {
 
 export interface GrepOptions {
   pattern: string
-  /** A directory or a file, absolute. */
+  /** A directory or a regular file, absolute. Anything else (a FIFO, a device) is refused at once. */
   root: string
   glob?: string
   ignoreCase: boolean
   context: number
   mode: 'content' | 'files_with_matches' | 'count'
   limit: number
+  /** Stops the search (it rejects) when aborted: the tool call's signal. */
+  signal?: AbortSignal
+  /** Overrides the search's time limit (the adapter's default, 20 s). */
+  timeoutMs?: number
+  /** Files (paths relative to the root) to leave out of the result: those the model may not read. */
+  excluded?: (path: string) => boolean
 }
 
 export interface GrepResult {
@@ -24,7 +30,11 @@ export interface GrepResult {
   engine: 'ripgrep' | 'builtin'
 }
 
-/** File search for the Glob and Grep tools, honouring ignore files. */
+/**
+ * File search for the Glob and Grep tools, honouring ignore files. Grep's results are sorted by
+ * path (compared name by name, as ripgrep's `--sort path` does) and line, so every engine gives the
+ * same lines, and past the limit the same first ones.
+ */
 export interface FileSearch {
   glob(pattern: string, root: string): Promise<GlobMatch[]>
   grep(options: GrepOptions): Promise<GrepResult>

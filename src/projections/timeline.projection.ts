@@ -36,6 +36,8 @@ function describe(event: KernelEvent): string {
   switch (event.type) {
     case 'turn.started':
       return `${event.mode} turn, at most ${event.maxConcurrency} at once`
+    case 'session.configured':
+      return `toolkernel ${event.toolkernel}, ${event.tools.length} tool(s), mode ${event.mode}, cwd ${event.cwd}`
     case 'turn.recovered':
       return `recovered: ${event.reason}; ${event.open.length} open call(s) closed`
     case 'turn.aborted':

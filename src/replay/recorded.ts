@@ -6,8 +6,17 @@
 import type { EventOf, KernelEvent } from '../events/event.schema.js'
 import type { HookResult } from '../hooks/combine.js'
 import type { PermissionAnswer } from '../permissions/policy.js'
+import { validateInputPrefix } from '../tools/result-text.js'
 
 export interface RecordedCall {
+  /** The tool that ran the call (`tool.parsed`). */
+  tool?: string
+  /**
+   * What the tool's own validateInput answered, and whether that was the call's very next event
+   * after `tool.parsed` (then replay answers at once, as a synchronous validator did; otherwise
+   * at the moment the log recorded it).
+   */
+  validation?: { answer: { result: true } | { result: false; message: string }; immediate: boolean }
   completion?: { output: unknown } | { error: string }
   progress: unknown[]
   hooks: { pre: HookResult[]; post: HookResult[] }
@@ -41,7 +50,10 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
     return entry
   }
   const grants = new Map<string, EventOf<'permission.granted'>>()
+  let previous: KernelEvent | undefined
   for (const event of events) {
+    const before = previous
+    previous = event
     if (event.type === 'turn.started') turnIds.push(event.turnId)
     if (!('toolUseId' in event)) continue
     const entry = call(event.toolUseId)
@@ -55,7 +67,17 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
       case 'tool.progress':
         entry.progress.push(event.data)
         break
+      case 'tool.validated':
+        entry.validation = { answer: { result: true }, immediate: isParsedOf(before, event.toolUseId) }
+        break
+      case 'tool.rejected':
+        if (event.step === 'validate' && event.code === 'validate_input') {
+          const message = stripPrefix(event.message, validateInputPrefix(entry.tool ?? ''))
+          entry.validation = { answer: { result: false, message }, immediate: isParsedOf(before, event.toolUseId) }
+        }
+        break
       case 'tool.parsed':
+        entry.tool = event.tool
         if (event.hooks !== undefined) entry.hooked = { ...event.hooks }
         break
       case 'tool.hooked':
@@ -79,6 +101,15 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
     }
   }
   return { calls, turnIds }
+}
+
+function isParsedOf(event: KernelEvent | undefined, toolUseId: string): boolean {
+  return event?.type === 'tool.parsed' && event.toolUseId === toolUseId
+}
+
+/** The text after `prefix`, when it starts with it. */
+export function stripPrefix(text: string, prefix: string): string {
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text
 }
 
 function hookResult(event: EventOf<'hook.finished'>, order: number): HookResult {

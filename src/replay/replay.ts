@@ -16,8 +16,9 @@ import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
 import type { PermissionAnswer, PermissionMode } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
-import { indexRecording, type Recording } from './recorded.js'
-import { canonicalJson } from '../permissions/grants.js'
+import { indexRecording, stripPrefix, type Recording } from './recorded.js'
+import { canonicalJson } from '../util/canonical-json.js'
+import { checkLogOrder } from '../events/log-order.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 
 export interface ReplayOptions {
@@ -54,13 +55,20 @@ const PERSISTED = Symbol('persisted output')
  * if (!result.ok) console.log(result.divergence.message)
  */
 export async function replay(events: readonly KernelEvent[], options: ReplayOptions): Promise<ReplayResult> {
-  const recording = indexRecording(events)
-  const gates = new Gates()
+  const order = checkLogOrder(events)
+  if (!order.ok) {
+    const at = events.find((e) => e.seq === order.seq)
+    const divergence = { position: order.seq, turnId: at?.turnId ?? '', expected: at, actual: undefined }
+    return { ok: false, turns: 0, divergence: { ...divergence, message: `the log is out of order: ${order.problem}` } }
+  }
+  const turnIds = events.filter((e) => e.type === 'turn.started').map((e) => e.turnId)
+  // Each turn gets its own recording and gates: a tool_use id may come back in a later turn.
+  const now: Current = { recording: indexRecording([]), gates: new Gates(), activity: new Activity() }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
   const kernel = createKernelInternals({
-    tools: options.tools.map((tool) => recordedTool(tool, recording, gates)),
+    tools: options.tools.map((tool) => recordedTool(tool, now)),
     ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
     ...(permissionsOf(options, firstStart) !== undefined
       ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
@@ -70,17 +78,21 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     clock: { now: () => 0 },
     progressLogChars: Infinity,
     ids: {
-      next: (prefix) =>
-        prefix === 'turn' ? (recording.turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+      next: (prefix) => (prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`),
     },
     log,
-    hookRunner: recordedHooks(recording, gates, (event) => void log.append(event)),
-    canUseTool: (request) => gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
-    results: { save: ({ toolUseId }) => gates.wait<string>(`save:${toolUseId}`) },
+    hookRunner: recordedHooks(now, (event) => void log.append(event)),
+    canUseTool: (request) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
+    results: { save: ({ toolUseId }) => now.gates.wait<string>(`save:${toolUseId}`) },
   })
   const turns = groupTurns(events)
+  // The engine decides nothing before its shell grammar is loaded; the walk must not start earlier.
+  await kernel.ready()
   for (const turnEvents of turns) {
-    await replayTurn(kernel, turnEvents, gates, recording)
+    now.recording = indexRecording(turnEvents)
+    now.gates = new Gates()
+    now.activity = new Activity()
+    await replayTurn(kernel, turnEvents, now)
     const divergence = compare(recordedPart(turnEvents), kernel.log.read())
     if (divergence !== undefined) return { ok: false, turns: turns.length, divergence }
   }
@@ -137,19 +149,74 @@ class Gates {
   }
 }
 
-function recordedTool(tool: Tool, recording: Recording, gates: Gates): Tool {
+/** The recording and gates of the turn being replayed, and the engine's own outstanding work. */
+interface Current {
+  recording: Recording
+  gates: Gates
+  activity: Activity
+}
+
+/**
+ * Work of the engine's that is not an outside answer (a tool's own asynchronous permission
+ * check): replay moves on only once none is pending — the engine is idle — not after a count of
+ * ticks, which an I/O-bound check would outlast.
+ */
+class Activity {
+  #pending = 0
+  #quiet: Array<() => void> = []
+
+  track<T>(work: T): T {
+    if (!isThenable(work)) return work
+    this.#pending++
+    const done = (): void => {
+      if (--this.#pending === 0) for (const wake of this.#quiet.splice(0)) wake()
+    }
+    work.then(done, done)
+    return work
+  }
+
+  /** Settles once microtasks have run and no tracked work is pending. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      if (this.#pending === 0) return
+      await new Promise<void>((resolve) => this.#quiet.push(resolve))
+    }
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
+function recordedTool(tool: Tool, now: Current): Tool {
   const copy: Tool = Object.create(tool) as Tool
-  return Object.assign(copy, {
+  // What the validator saw of the world is an outside answer: the recorded verdict, at its moment.
+  const validation =
+    tool.validateInput === undefined
+      ? {}
+      : {
+          validateInput: (_input: unknown, context: { toolUseId: string }) => {
+            const recorded = now.recording.calls.get(context.toolUseId)?.validation
+            if (recorded?.immediate === true) return recorded.answer
+            return now.gates.wait<{ result: true } | { result: false; message: string }>(
+              `validate:${context.toolUseId}`,
+            )
+          },
+        }
+  return Object.assign(copy, validation, {
+    checkPermissions: (input: unknown, context: Parameters<Tool['checkPermissions']>[1]) =>
+      now.activity.track(tool.checkPermissions(input, context)),
     // The recorded answer, at the recorded moment: progress first, then the output or the error.
     call: async (_input: unknown, context: { toolUseId: string; onProgress(data: unknown): void }) => {
-      gates.sink(context.toolUseId, (data) => context.onProgress(data))
-      await gates.wait(`call:${context.toolUseId}`)
-      const recorded = recording.calls.get(context.toolUseId)
+      now.gates.sink(context.toolUseId, (data) => context.onProgress(data))
+      await now.gates.wait(`call:${context.toolUseId}`)
+      const recorded = now.recording.calls.get(context.toolUseId)
       const completion = recorded?.completion
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) {
         const prefix = toolErrorPrefix(tool.name)
-        throw new Error(completion.error.startsWith(prefix) ? completion.error.slice(prefix.length) : completion.error)
+        throw new Error(stripPrefix(completion.error, prefix))
       }
       const output = completion.output as { persisted?: unknown } | undefined
       return output !== null && typeof output === 'object' && output.persisted === true
@@ -173,12 +240,12 @@ function savedText(path: string | undefined): string {
   )
 }
 
-function recordedHooks(recording: Recording, gates: Gates, record: (event: KernelEventInput) => void): HookRunner {
+function recordedHooks(now: Current, record: (event: KernelEventInput) => void): HookRunner {
   return {
-    has: (phase, _tool, toolUseId) => recording.calls.get(toolUseId)?.hooked[phase] === true,
+    has: (phase, _tool, toolUseId) => now.recording.calls.get(toolUseId)?.hooked[phase] === true,
     async run(request) {
-      await gates.wait(`hook:${request.toolUseId}:${request.phase}`)
-      const recorded = recording.calls.get(request.toolUseId)
+      await now.gates.wait(`hook:${request.toolUseId}:${request.phase}`)
+      const recorded = now.recording.calls.get(request.toolUseId)
       for (const event of recorded?.hookEvents[request.phase] ?? []) {
         const { v: _v, seq: _seq, at: _at, ...input } = event
         record(input)
@@ -205,14 +272,9 @@ const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({
   input: e.input,
   ...(e.inputError !== undefined ? { inputError: e.inputError } : {}),
 })
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-async function replayTurn(
-  kernel: KernelInternals,
-  recorded: KernelEvent[],
-  gates: Gates,
-  recording: Recording,
-): Promise<void> {
+async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now: Current): Promise<void> {
+  const { gates, recording, activity } = now
+  const settle = () => activity.idle()
   const started = recorded[0] as EventOf<'turn.started'>
   const turn = kernel.openTurn(started.mode, started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe'))
   const controller = new AbortController()
@@ -293,6 +355,12 @@ function drive(
     case 'tool.budgeted':
       gates.release(`save:${event.toolUseId}`, event.path)
       return
+    case 'tool.validated':
+    case 'tool.rejected': {
+      const validation = recording.calls.get(event.toolUseId)?.validation
+      if (validation !== undefined) gates.release(`validate:${event.toolUseId}`, validation.answer)
+      return
+    }
     case 'hook.finished':
       gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
       return
@@ -333,8 +401,10 @@ function normal(event: KernelEvent | KernelEventInput): string {
 
 function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEvent[]): Divergence | undefined {
   const turnId = recorded[0]?.turnId ?? ''
-  const was = recorded
-  const all = replayed.filter((e) => e.turnId === turnId)
+  // The session's configuration is input to replay, not a decision of the engine.
+  const decided = (e: KernelEvent) => e.type !== 'session.configured'
+  const was = recorded.filter(decided)
+  const all = replayed.filter((e) => e.turnId === turnId && decided(e))
   // After a recovery cut, what the replayed turn did next (waiting, then being stopped) is not compared.
   const now = recorded.at(-1)?.type === 'turn.completed' ? all : all.slice(0, was.length)
   for (let k = 0; k < Math.max(was.length, now.length); k++) {

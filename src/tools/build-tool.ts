@@ -55,6 +55,7 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     mapToolResultToToolResultBlockParam: def.mapToolResultToToolResultBlockParam ?? defaultMapper,
     userFacingName: def.userFacingName ?? (() => name),
     getPath: def.getPath,
+    shellCommand: def.shellCommand,
     category: def.category,
   }
 }

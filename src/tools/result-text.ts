@@ -29,7 +29,12 @@ export function invalidInputText(tool: string, problems: readonly string[], hint
 }
 
 export function validateInputText(tool: string, message: string): string {
-  return `${tool} rejected its input: ${message}`
+  return `${validateInputPrefix(tool)}${message}`
+}
+
+/** How a validator's rejection begins (replay takes it off to answer with the recorded message). */
+export function validateInputPrefix(tool: string): string {
+  return `${tool} rejected its input: `
 }
 
 export function permissionDeniedText(tool: string, reason: string): string {

@@ -17,6 +17,11 @@ export interface ToolContext {
   /** Reports progress; it reaches `updates()` and the log, never the `tool_result`. */
   onProgress(data: unknown): void
   readonly ports: ToolPorts
+  /**
+   * Whether the permission rules let the model read this absolute path (a `Read(…)` deny rule
+   * does not). Tools that list or search files leave out what it may not read.
+   */
+  mayRead(path: string): boolean
 }
 
 export type ValidationResult = { result: true } | { result: false; message: string }
@@ -66,6 +71,11 @@ export interface ToolDef<I, O = unknown, P = unknown> {
   userFacingName?(input?: I): string
   /** The file path the input refers to, for path-based permission rules. */
   getPath?(input: I): string | undefined
+  /**
+   * The shell command the input carries, for tools that run one (Bash): `Tool(specifier)` rules
+   * then match the simple commands the shell analysis finds in it, never the raw text.
+   */
+  shellCommand?(input: I): string | undefined
   category?: string
 }
 
@@ -76,7 +86,14 @@ export interface ToolDef<I, O = unknown, P = unknown> {
 export interface Tool<I = any, O = any, P = any> extends Required<
   Omit<
     ToolDef<I, O, P>,
-    'inputSchema' | 'inputJSONSchema' | 'outputSchema' | 'validateInput' | 'getPath' | 'category' | 'searchHint'
+    | 'inputSchema'
+    | 'inputJSONSchema'
+    | 'outputSchema'
+    | 'validateInput'
+    | 'getPath'
+    | 'shellCommand'
+    | 'category'
+    | 'searchHint'
   >
 > {
   readonly inputSchema: z.ZodType<I> | undefined
@@ -84,6 +101,7 @@ export interface Tool<I = any, O = any, P = any> extends Required<
   readonly outputSchema: z.ZodType<O> | undefined
   readonly validateInput: ToolDef<I, O, P>['validateInput']
   readonly getPath: ToolDef<I, O, P>['getPath']
+  readonly shellCommand: ToolDef<I, O, P>['shellCommand']
   readonly category: string | undefined
   readonly searchHint: string | undefined
 }

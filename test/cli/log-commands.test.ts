@@ -5,6 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { buildTool, createJsonlLog, createKernel } from '../../src/index.js'
+import { progressReporter } from '../../src/cli/load-log.js'
+import { fixedClock } from '../helpers.js'
 import { chromium } from '../programs.js'
 
 const run = promisify(execFile)
@@ -115,5 +119,76 @@ describe('bad log files', () => {
     writeFileSync(torn, readFileSync(log, 'utf8'))
     appendFileSync(torn, '{"v":1,"seq":99999,"at":1,"type":"tur')
     expect((await run('node', [bin, 'stats', torn])).stderr).toMatch(/the last line was cut off mid-write/)
+  })
+})
+
+describe('log files out of order', () => {
+  it('are refused with the seq where the order breaks, not replayed as "ok — 0 turn(s)"', async () => {
+    const lines = readFileSync(log, 'utf8').split('\n')
+    ;[lines[3], lines[4]] = [lines[4] as string, lines[3] as string]
+    const swapped = join(dir, 'swapped.jsonl')
+    writeFileSync(swapped, lines.join('\n'))
+    for (const command of ['replay', 'stats']) {
+      const error = await fail([command, swapped])
+      expect(error.code).toBe(2)
+      expect(error.stderr).toMatch(/swapped\.jsonl: events out of order at seq 3: seq goes back from 4 to 3/)
+      expect(error.stdout).not.toContain('Determinism check')
+    }
+  })
+})
+
+describe('log content on the terminal', () => {
+  // Everything a model or a tool controls: the call's id, the tool's name, its input, its error.
+  const hostile = '\x1b]0;pwned\x07\x1b[2J\rfake line\u009b31m\x00'
+  const hostileLog = join(dir, 'hostile.jsonl')
+  beforeAll(async () => {
+    const Echo = buildTool({
+      name: 'Echo',
+      description: () => 'Echoes, or fails with the text.',
+      inputSchema: z.object({ text: z.string() }),
+      isConcurrencySafe: () => true,
+      call: async ({ text }) => {
+        throw new Error(text)
+      },
+    })
+    const clock = fixedClock()
+    const kernel = createKernel({ tools: [Echo], clock, log: createJsonlLog(hostileLog, clock), cwd: dir })
+    await kernel.runTurn({
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: `toolu_${hostile}`, name: 'Echo', input: { text: hostile } },
+        { type: 'tool_use', id: 'toolu_2', name: `Ech${hostile}`, input: {} },
+      ],
+    })
+  })
+  const settle = async (args: string[]) => {
+    try {
+      return await run('node', [bin, ...args])
+    } catch (error) {
+      return error as { stdout: string; stderr: string }
+    }
+  }
+
+  it.each([['timeline'], ['inspect', '--at', '12'], ['stats'], ['replay']])(
+    '%s prints no raw control character, only visible escapes',
+    async (...args) => {
+      const { stdout, stderr } = await settle([args[0] as string, hostileLog, ...(args.slice(1) as string[])])
+      expect(stdout.length).toBeGreaterThan(0)
+      expect(stdout + stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/)
+      if (args[0] !== 'stats') expect(stdout).toContain('\\x1b')
+    },
+  )
+})
+
+describe('progress while reading a big log', () => {
+  it('goes to stderr at most every 10 %, with the amount read', () => {
+    const lines: string[] = []
+    const MiB = 1024 * 1024
+    const report = progressReporter('/logs/big.jsonl', 500 * MiB, (line) => lines.push(line))
+    for (let done = 0; done <= 500 * MiB; done += 3 * MiB) report(done)
+    report(500 * MiB)
+    expect(lines.length).toBeLessThanOrEqual(10)
+    expect(lines[0]).toBe('reading /logs/big.jsonl: 10 % (51 MiB)…')
+    expect(lines.at(-1)).toBe('reading /logs/big.jsonl: 100 % (500 MiB)…')
   })
 })

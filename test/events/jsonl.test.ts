@@ -1,7 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
+import { KernelEventSchema } from '../../src/events/event.schema.js'
+import { FAST_PATH_TYPES, fastParseEvent } from '../../src/events/jsonl.js'
 import { createJsonlLog, createMemoryLog, parseJsonl, toJsonLine, type KernelEvent } from '../../src/index.js'
 import { fixedClock } from '../helpers.js'
 
@@ -96,5 +99,95 @@ describe('JSONL log on disk', () => {
     const path = tempLog()
     writeFileSync(path, 'garbage\n' + toJsonLine({ v: 1, seq: 0, at: 1, ...started('t1') }))
     expect(() => createJsonlLog(path, fixedClock())).toThrow(/session\.jsonl:1: not JSON/)
+  })
+})
+
+describe('parseJsonl: lines that are not whole events', () => {
+  const a: KernelEvent = { v: 1, seq: 0, at: 1, ...started('t1') }
+  const b: KernelEvent = { v: 1, seq: 1, at: 2, type: 'turn.completed', turnId: 't1', results: 0 }
+
+  it('keeps a last line that is a whole event but lost its newline (a write torn just before it)', () => {
+    expect(parseJsonl(toJsonLine(a) + JSON.stringify(b))).toEqual({ events: [a, b], corrupt: [], torn: false })
+  })
+
+  it('reports two events glued on one line by its number, never silently', () => {
+    const text = toJsonLine(a) + JSON.stringify(b) + toJsonLine(b) + toJsonLine(a)
+    const parsed = parseJsonl(text)
+    expect(parsed.corrupt).toEqual([{ line: 2, message: expect.stringMatching(/^not JSON/) as unknown as string }])
+    expect(parsed.events).toEqual([a, a])
+  })
+
+  it('reports a last line that is JSON but no event, even without its newline: that is no torn write', () => {
+    const parsed = parseJsonl(toJsonLine(a) + JSON.stringify({ ...b, results: -1 }))
+    expect(parsed.torn).toBe(false)
+    expect(parsed.corrupt).toEqual([{ line: 2, message: expect.stringMatching(/at results/) as unknown as string }])
+  })
+})
+
+describe('the fast path of event validation', () => {
+  const goldenDir = new URL('../fixtures/logs/', import.meta.url).pathname
+  const golden = readdirSync(goldenDir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .flatMap((name) =>
+      readFileSync(join(goldenDir, name), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    )
+
+  it('covers every event type of the schema, and takes every golden event', () => {
+    expect([...FAST_PATH_TYPES].sort()).toEqual(KernelEventSchema.options.map((o) => o.shape.type.value).sort())
+    for (const event of golden) expect(fastParseEvent(event), JSON.stringify(event)).toBe(event)
+  })
+
+  it('never takes what zod refuses or would change (fail-closed): mutated golden events', () => {
+    const mutate = (value: unknown, path: readonly string[], replacement: unknown): unknown => {
+      if (path.length === 0) return replacement
+      const [head, ...rest] = path as [string, ...string[]]
+      if (Array.isArray(value)) return value.map((v, i) => (String(i) === head ? mutate(v, rest, replacement) : v))
+      const copy = { ...(value as Record<string, unknown>) }
+      if (rest.length === 0 && replacement === DELETE) delete copy[head]
+      else copy[head] = mutate(copy[head], rest, replacement)
+      return copy
+    }
+    const paths = (value: unknown, prefix: string[] = []): string[][] =>
+      value !== null && typeof value === 'object'
+        ? Object.keys(value).flatMap((k) => [
+            [...prefix, k],
+            ...paths((value as Record<string, unknown>)[k], [...prefix, k]),
+          ])
+        : []
+    const DELETE = Symbol('delete')
+    const replacement = fc.oneof(
+      fc.constant(DELETE),
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom(-1, 0.5, 2 ** 53, 1e308 * 10, '', 'turn.started', 'text', true, null, [], {}),
+    )
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...golden),
+        fc.nat(),
+        replacement,
+        fc.option(fc.string({ minLength: 1, maxLength: 8 })),
+        (event, pick, value, extraKey) => {
+          const all = paths(event)
+          let changed = mutate(event, all[pick % all.length] ?? [], value) as Record<string, unknown>
+          if (extraKey !== null) changed = { ...changed, [extraKey]: 1 }
+          const fast = fastParseEvent(changed)
+          if (fast === undefined) return
+          const zod = KernelEventSchema.safeParse(changed)
+          expect(zod.success).toBe(true)
+          expect(zod.data).toStrictEqual(fast)
+        },
+      ),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('refuses a malformed event with its line number, with the message zod gives', () => {
+    const line = JSON.stringify({ v: 1, seq: 0, at: 1, type: 'tool.queued', turnId: 't', toolUseId: 'u', safe: 'yes' })
+    expect(parseJsonl(`${line}\n`).corrupt).toEqual([
+      { line: 1, message: 'not a toolkernel event at safe: Invalid input: expected boolean, received string' },
+    ])
   })
 })

@@ -5,7 +5,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, combineHookResults, type HookOutput, type HookResult } from '../../src/index.js'
+import { combineHookResults, type HookResult } from '../../src/hooks/combine.js'
+import { buildTool, type HookOutput } from '../../src/index.js'
 import { assistant, testKernel } from '../helpers.js'
 
 const resultArb = fc.record({

@@ -64,6 +64,19 @@ const pre = (command: string, extra: { matcher?: string; timeout?: number } = {}
 })
 const content = (block: ToolResultBlock | undefined) =>
   typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content)
+/** Waits (polling, no fixed sleep) until the process is gone; a zombie not yet reaped by init counts as gone. */
+async function gone(pid: number): Promise<boolean> {
+  const running = () => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+    } catch {
+      return false
+    }
+  }
+  for (let i = 0; i < 300 && running(); i++) await new Promise((r) => setTimeout(r, 10))
+  return !running()
+}
 const hookEvents = (events: readonly KernelEvent[]) =>
   events.filter((e) => e.type === 'hook.finished') as Array<Extract<KernelEvent, { type: 'hook.finished' }>>
 
@@ -104,9 +117,13 @@ describe('command hooks: exit codes', () => {
     expect(content(message.content[0])).toBe('echo: x')
     const errors = hookEvents(events).map((e) => [e.outcome, e.exitCode, e.error])
     expect(errors).toEqual([
-      ['error', 1, 'exited with code 1: oops'],
-      ['error', 127, expect.stringMatching(/exited with code 127: .*definitely-not-a-command-xyz.*not found/)],
-      ['error', 126, expect.stringMatching(/exited with code 126: .*Permission denied/)],
+      ['error', 1, 'exited with code 1: oops; the call went on'],
+      [
+        'error',
+        127,
+        expect.stringMatching(/exited with code 127: .*definitely-not-a-command-xyz.*not found; the call went on$/),
+      ],
+      ['error', 126, expect.stringMatching(/exited with code 126: .*Permission denied; the call went on$/)],
     ])
     expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({
       systemMessages: [
@@ -125,19 +142,54 @@ describe('command hooks: exit codes', () => {
     expect(content(message.content[0])).toBe('echo: x')
     expect(hookEvents(events)[0]).toMatchObject({
       outcome: 'error',
-      error: 'timed out after 0.3 s; it and every process it started were killed',
+      error: 'timed out after 0.3 s; its process group was killed; the call went on',
     })
-    const pid = Number(readFileSync(pidFile, 'utf8'))
-    let alive = true
-    for (let i = 0; i < 200 && alive; i++) {
-      try {
-        process.kill(pid, 0)
-        await new Promise((r) => setTimeout(r, 10))
-      } catch {
-        alive = false
-      }
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({
+      systemMessages: [
+        `hook error: PreToolUse[0].hooks[0] (${join(dir, 'hang.sh')}): timed out after 0.3 s; its process group was killed; the call went on`,
+      ],
+    })
+    expect(await gone(Number(readFileSync(pidFile, 'utf8')))).toBe(true)
+  })
+
+  it('a hook whose setsid grandchild holds its output open still ends on time, and the grandchild is killed', async () => {
+    const dir = scratch()
+    const pidFile = join(dir, 'pid')
+    const hang = script(dir, 'escape.sh', `setsid bash -c 'sleep 100' & echo $! > ${pidFile}; sleep 100`)
+    const kernel = kernelWith(pre(hang, { timeout: 0.3 }))
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('echo: x')
+    expect(hookEvents(events)[0]?.error).toBe(
+      'timed out after 0.3 s; its process group was killed; 1 process that had left the group (setsid) was found and killed too; the call went on',
+    )
+    expect(await gone(Number(readFileSync(pidFile, 'utf8')))).toBe(true)
+  }, 5000)
+
+  it('a hook that cannot be started blocks the call, saying why', async () => {
+    seen.length = 0
+    const missing = join(scratch(), 'gone')
+    const kernel = kernelWith(pre('true'), { cwd: missing })
+    const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(seen).toEqual([])
+    expect(content(message.content[0])).toMatch(
+      new RegExp(
+        `^<tool_use_error>A PreToolUse hook blocked this Echo call: the hook PreToolUse\\[0\\]\\.hooks\\[0\\] \\(true\\) could not be started \\(.*${missing}.*\\), so it could not check the call`,
+      ),
+    )
+  })
+
+  it('hides the host environment from hooks: only allowlisted variables reach them', async () => {
+    const dir = scratch()
+    process.env.TK_SECRET_TEST = 'x'
+    try {
+      const kernel = kernelWith(
+        pre(script(dir, 'env.sh', `echo "[$TK_SECRET_TEST] \${PATH:+path}" > ${join(dir, 'env')}`)),
+      )
+      await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+      expect(readFileSync(join(dir, 'env'), 'utf8')).toBe('[] path\n')
+    } finally {
+      delete process.env.TK_SECRET_TEST
     }
-    expect(alive).toBe(false)
   })
 
   it('a hook that writes megabytes is stopped and reported', async () => {
@@ -152,16 +204,37 @@ describe('command hooks: JSON on stdout', () => {
   const json = (value: unknown, exit = 0) =>
     script(scratch(), 'json.sh', `cat > /dev/null; echo '${JSON.stringify(value)}'; exit ${exit}`)
 
-  it('wins over the exit code: a deny blocks even with exit 0, an allow lets through even with exit 2', async () => {
+  it('is read on exit 0: a deny blocks, an allow allows', async () => {
     const denied = await kernelWith(
       pre(json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'secrets in input' } })),
     ).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(content(denied.message.content[0])).toMatch(/blocked this Echo call: secrets in input/)
-    const allowed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'allow' } }, 2))).runTurn(
+    const allowed = await kernelWith(pre(json({ hookSpecificOutput: { permissionDecision: 'allow' } }))).runTurn(
       assistant(['a', 'Echo', { text: 'x' }]),
     )
     expect(content(allowed.message.content[0])).toBe('echo: x')
     expect(allowed.events.find((e) => e.type === 'tool.permitted')).toMatchObject({ behavior: 'allow', source: 'hook' })
+  })
+
+  it('does not win over exit 2: exit 2 blocks whatever stdout says', async () => {
+    const allowing = script(
+      scratch(),
+      'allow2.sh',
+      `echo '${JSON.stringify({ hookSpecificOutput: { permissionDecision: 'allow' } })}'; echo "no deploys today" >&2; exit 2`,
+    )
+    const { message } = await kernelWith(pre(allowing)).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe(
+      '<tool_use_error>A PreToolUse hook blocked this Echo call: no deploys today</tool_use_error>',
+    )
+  })
+
+  it('is ignored on other exit codes: a JSON deny with exit 1 is a non-blocking error', async () => {
+    const { message, events } = await kernelWith(
+      pre(json({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'nope' } }, 1)),
+    ).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('echo: x')
+    expect(hookEvents(events)[0]).toMatchObject({ outcome: 'error', exitCode: 1 })
+    expect(hookEvents(events)[0]?.decision).toBeUndefined()
   })
 
   it('rewrites input (validated again), adds context for the model, and carries messages for the user', async () => {
@@ -290,6 +363,68 @@ describe('what hooks receive', () => {
     expect(() => createKernel({ tools: [Echo], hooks: { BeforeEverything: [] } as never })).toThrow(
       /hooks configuration/,
     )
+  })
+})
+
+describe('hooks fail closed before the call', () => {
+  const throwingRunner = (phases: ReadonlyArray<'pre' | 'post'>) => ({
+    has: (phase: 'pre' | 'post') => phases.includes(phase),
+    run: async () => {
+      throw new Error('the hook table is corrupt')
+    },
+  })
+
+  it('a hook runner that fails before the call blocks it, naming the failure', async () => {
+    seen.length = 0
+    const kernel = testKernel([Echo], { hookRunner: throwingRunner(['pre']) })
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(seen).toEqual([])
+    expect(content(message.content[0])).toBe(
+      '<tool_use_error>A PreToolUse hook blocked this Echo call: the hook runner failed (the hook table is corrupt), so the hooks could not check the call and it did not run</tool_use_error>',
+    )
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({ phase: 'pre', outcome: 'block' })
+  })
+
+  it('a hook runner that fails after the call is noted, and the result stands', async () => {
+    const kernel = testKernel([Echo], { hookRunner: throwingRunner(['post']) })
+    const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(content(message.content[0])).toBe('echo: x')
+    expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({
+      phase: 'post',
+      systemMessages: ['hook error: the hook runner failed: the hook table is corrupt'],
+    })
+  })
+
+  it('hook input that cannot be turned into JSON blocks the call (a BigInt, a 100,000-level nesting)', async () => {
+    // Model input is plain JSON (and intake refuses deep nesting); a tool's schema can still
+    // transform it into what JSON cannot carry.
+    const Big = buildTool({
+      name: 'Big',
+      description: () => 'b',
+      inputSchema: z.object({ n: z.number().transform((n) => BigInt(n)) }),
+      call: async () => 'ran',
+    })
+    const nest = (depth: number): unknown => {
+      let nested: unknown = 'bottom'
+      for (let i = 0; i < depth; i++) nested = [nested]
+      return nested
+    }
+    const Deep = buildTool({
+      name: 'Deep',
+      description: () => 'd',
+      inputSchema: z.object({ depth: z.number().transform(nest) }),
+      call: async () => 'ran',
+    })
+    const kernel = testKernel([Big, Deep], { cwd: scratch(), hooks: pre('cat > /dev/null') })
+    const { message } = await kernel.runTurn(assistant(['a', 'Big', { n: 1 }], ['b', 'Deep', { depth: 100_000 }]))
+    expect(message.content.map(content)).toEqual([
+      expect.stringMatching(
+        /^<tool_use_error>A PreToolUse hook blocked this Big call: the hook PreToolUse\[0\]\.hooks\[0\] \(cat > \/dev\/null\) could not be given the call as JSON \(.*BigInt.*\), so it could not check the call/,
+      ),
+      expect.stringMatching(
+        /^<tool_use_error>A PreToolUse hook blocked this Deep call: .* could not be given the call as JSON \(RangeError: Maximum call stack size exceeded\)/,
+      ),
+    ])
   })
 })
 

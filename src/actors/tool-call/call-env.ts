@@ -16,6 +16,8 @@ import type { HookOutcome } from '../../hooks/hook-runner.js'
 /** Per-kernel services the steps use. */
 export interface CallServices {
   readonly registry: ToolRegistry
+  /** Names of the tools the model is offered (none denied outright), for unknown-tool texts. */
+  readonly offeredTools: readonly string[]
   readonly log: EventLog
   readonly cwd: string
   readonly ports: ToolPorts
@@ -214,6 +216,7 @@ export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): 
       turnId,
       toolUseId,
       ports: services.ports,
+      mayRead: (path: string) => services.permissions.mayRead(path),
       onProgress: (data: unknown) => {
         env.progress.push(data)
         const logged = boundProgress(env, data)

@@ -18,10 +18,8 @@ export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> 
     return fail(
       'parse',
       'unknown_tool',
-      text.unknownToolText(
-        context.name,
-        registry.tools.map((t) => t.name),
-      ),
+      // Only tools the model may use are suggested: a tool denied outright is never named.
+      text.unknownToolText(context.name, env.services.offeredTools),
     )
   if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
   env.tool = tool

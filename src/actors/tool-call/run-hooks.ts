@@ -30,17 +30,37 @@ export function runHooksStep(phase: 'pre' | 'post') {
       self,
       () => env.services.hooks.run(request, controllerOf(env).signal),
       (outcome) => (phase === 'pre' ? applyPre(env, tool, outcome) : applyPost(env, outcome)),
-      // A broken hook runner must not break the call: note it and go on.
-      (error) => {
-        env.hooks[phase] = {
-          outcome: 'continue',
-          systemMessages: [],
-          errors: [`the hook runner failed: ${describeError(error)}`],
-        }
-        return phase === 'pre' ? { type: 'preHook.done' } : { type: 'postHook.done' }
-      },
+      (error) => (phase === 'pre' ? runnerFailedBefore(env, tool, error) : runnerFailedAfter(env, error)),
     )
   }
+}
+
+/**
+ * The hooks could not be run before the call: it does not run. Hooks are how an app checks calls,
+ * and a check that did not happen is not a pass (fail closed).
+ */
+function runnerFailedBefore(env: CallEnv, tool: Tool, error: unknown): ToolCallEvent {
+  const reason = `the hook runner failed (${describeError(error)}), so the hooks could not check the call and it did not run`
+  env.hooks.pre = {
+    outcome: 'block',
+    reason,
+    systemMessages: [],
+    errors: [`the hook runner failed: ${describeError(error)}`],
+  }
+  return {
+    type: 'preHook.done',
+    failure: { step: 'preHook', code: 'hook_blocked', message: hookBlockedText(tool.name, reason) },
+  }
+}
+
+/** After the call there is nothing left to block: the failure is noted and the result stands. */
+function runnerFailedAfter(env: CallEnv, error: unknown): ToolCallEvent {
+  env.hooks.post = {
+    outcome: 'continue',
+    systemMessages: [],
+    errors: [`the hook runner failed: ${describeError(error)}`],
+  }
+  return { type: 'postHook.done' }
 }
 
 function applyPre(env: CallEnv, tool: Tool, outcome: HookOutcome): ToolCallEvent {

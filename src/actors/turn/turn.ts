@@ -71,6 +71,8 @@ export interface TurnDeps {
   permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
   /** Why the log stopped taking events, if it has. */
   logFailure?: () => string | undefined
+  /** Settles when what decisions depend on is loaded (the shell grammar); absent when it is. */
+  ready?: Promise<void> | undefined
 }
 
 export interface TurnConfig {
@@ -114,12 +116,29 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   let resolveResult!: (result: TurnResult) => void
   const result = new Promise<TurnResult>((resolve) => (resolveResult = resolve))
 
+  // Until what decisions depend on is loaded (the shell grammar), calls, the end and interruptions
+  // wait here in order; the app's bugs (a duplicate id, a late call) still throw at once.
+  let waiting: Array<() => void> | undefined
+  if (deps.ready !== undefined) {
+    waiting = []
+    void deps.ready.then(() => {
+      const queued = waiting ?? []
+      waiting = undefined
+      for (const run of queued) run()
+    })
+  }
+  const whenReady = (run: () => void): void => (waiting === undefined ? run() : void waiting.push(run))
+
   const add = (incoming: IncomingToolUse): void => {
-    let use = incoming
     if (phase === 'over') throw new TypeError(`turn ${turnId} is over; start a new turn for more tool calls`)
-    if (ids.has(use.id)) throw new TypeError(`tool call id "${use.id}" appears twice in turn ${turnId}`)
-    ids.add(use.id)
-    nextIndex = Math.max(nextIndex, use.index + 1)
+    if (ids.has(incoming.id)) throw new TypeError(`tool call id "${incoming.id}" appears twice in turn ${turnId}`)
+    ids.add(incoming.id)
+    nextIndex = Math.max(nextIndex, incoming.index + 1)
+    whenReady(() => request(incoming))
+  }
+
+  const request = (incoming: IncomingToolUse): void => {
+    let use = incoming
     // What the log cannot serialise never reaches it: the call answers with the reason instead.
     const problem = use.inputError === undefined ? jsonProblem(use.input) : undefined
     if (problem !== undefined) use = { ...use, input: null, inputError: problem }
@@ -180,7 +199,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const anthropic = new AnthropicStreamIntake(sink)
   const openai = new OpenAIStreamIntake(sink)
 
-  const finish = (stopReason: string | null, detail?: string): void => {
+  const finish = (stopReason: string | null, detail?: string): void => whenReady(() => ended(stopReason, detail))
+  const ended = (stopReason: string | null, detail?: string): void => {
     if (phase !== 'open') return
     anthropic.close(stopReason, detail)
     openai.close(stopReason, detail)
@@ -194,7 +214,9 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
    * Abort (the app's signal) or discard. Blocks still streaming were cut off: they are handed on
    * (and voided) so they get results too — from the intakes, or as given (replay supplies them).
    */
-  const interrupt = (
+  const interrupt = (kind: 'abort' | 'discard' | 'fail', reason: string, flushed?: readonly IncomingToolUse[]): void =>
+    whenReady(() => interrupted(kind, reason, flushed))
+  const interrupted = (
     kind: 'abort' | 'discard' | 'fail',
     reason: string,
     flushed?: readonly IncomingToolUse[],

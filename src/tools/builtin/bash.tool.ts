@@ -1,7 +1,8 @@
 import { z } from 'zod'
+import type { ProcessResult } from '../../ports/index.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import { readOnlyVerdict } from './bash-safety.js'
+import { commandReadOnly } from '../../permissions/shell/installed.js'
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -12,9 +13,25 @@ export interface BashInput {
   description?: string | undefined
 }
 
+/** Characters of the output's beginning and end the model sees when its middle is omitted. */
+export const BASH_HEAD_CHARS = 8_000
+export const BASH_TAIL_CHARS = 20_000
+
 export interface BashOutput {
+  /** All of the output, or its beginning when `omittedBytes` is set. */
   output: string
   exitCode: number | null
+  /** The signal that ended the shell, when it did not exit. */
+  exitSignal?: string
+  /** Bytes between `output` and `tail` the model does not see. */
+  omittedBytes?: number
+  tail?: string
+  totalBytes?: number
+  /** Where the full output is, when its middle was omitted. */
+  savedPath?: string
+  saveError?: string
+  /** What had to be killed when it ended (background processes it left). */
+  note?: string
 }
 
 const inputSchema = lazySchema(() =>
@@ -36,7 +53,8 @@ const inputSchema = lazySchema(() =>
   }),
 )
 
-const readOnly = (input: { command: string }) => readOnlyVerdict(input.command).readOnly
+// One analysis (src/permissions/shell) feeds the read-only verdict, concurrency safety and the rules.
+const readOnly = (input: { command: string }) => commandReadOnly(input.command).readOnly
 
 /** Bash: runs a shell command in the kernel's working directory. */
 export const Bash = buildTool<BashInput, BashOutput>({
@@ -50,45 +68,147 @@ export const Bash = buildTool<BashInput, BashOutput>({
       'Use it for builds, tests, git and other programs. To read, find or search files prefer Read, Glob and Grep: they are faster and their output is made for you.',
       'A non-zero exit code is not a failure of the tool: it is the command telling you something (grep finding nothing exits 1). A command that times out or cannot start is an error.',
       `The default timeout is ${BASH_DEFAULT_TIMEOUT_MS / 1000} s (at most ${BASH_MAX_TIMEOUT_MS / 1000} s); on timeout the command and every process it started are killed. There is no stdin: do not run interactive programs.`,
-      'Long output is saved to a file and you get its beginning and end with the path.',
+      'Long output is saved to a file and you get its beginning and end with the path; read the rest with Read or Grep. A command that writes far more (64 MiB unless the app set another limit) is stopped: redirect such output to a file and read parts of it.',
+      'Processes the command leaves running in the background are killed when it ends. The command gets a minimal environment (PATH, HOME, locale and what the app adds), not the variables of the app that runs you.',
     ].join(' '),
   inputSchema,
   maxResultSizeChars: 30_000,
   isReadOnly: readOnly,
+  shellCommand: (input) => input.command,
   isConcurrencySafe: readOnly,
   isDestructive: (input) => !readOnly(input),
   interruptBehavior: () => 'cancel',
   // Read-only commands run without asking; anything else asks unless a rule or mode allows it.
-  checkPermissions: (input) =>
-    readOnly(input)
-      ? { behavior: 'allow' }
-      : {
-          behavior: 'ask',
-          message: `the command may change things: ${input.command.length > 200 ? `${input.command.slice(0, 200)}…` : input.command}`,
-        },
+  checkPermissions: (input) => {
+    const verdict = commandReadOnly(input.command)
+    if (verdict.readOnly) return { behavior: 'allow' }
+    const shown = input.command.length > 200 ? `${input.command.slice(0, 200)}…` : input.command
+    return {
+      behavior: 'ask',
+      message: `the command may change things (${verdict.reason ?? 'not read-only'}): ${shown}`,
+    }
+  },
   cascadesOnFailure: true,
   userFacingName: (input) => (input?.description !== undefined ? `Bash (${input.description})` : 'Bash'),
-  async call({ command, timeout }, { cwd, signal, ports, onProgress }): Promise<BashOutput> {
+  async call({ command, timeout }, { cwd, signal, ports, onProgress, turnId, toolUseId }): Promise<BashOutput> {
     const timeoutMs = timeout ?? BASH_DEFAULT_TIMEOUT_MS
-    const result = await ports.processes.run(command, { cwd, timeoutMs, signal, onOutput: onProgress })
+    const open = ports.results.open?.bind(ports.results)
+    const result = await ports.processes.run(command, {
+      cwd,
+      timeoutMs,
+      signal,
+      onOutput: onProgress,
+      ...(open === undefined ? {} : { openOutputFile: () => open({ turnId, toolUseId }) }),
+    })
     if (result.startError !== undefined) throw new Error(`the command could not be started: ${result.startError}`)
-    if (result.timedOut) {
-      throw new Error(
-        `the command timed out after ${timeoutMs / 1000} s and was killed, with every process it started${tail(result.output)}`,
-      )
-    }
-    if (result.aborted) throw new Error(`the command was stopped before it finished${tail(result.output)}`)
-    return { output: result.output, exitCode: result.exitCode }
+    const failure = failureText(result, timeoutMs)
+    if (failure !== undefined) throw new Error(failure)
+    return bashOutput(result)
   },
-  mapToolResultToToolResultBlockParam({ output, exitCode }, toolUseId) {
-    const text = output.replace(/\n$/, '')
-    const status = exitCode === 0 ? '' : `${text === '' ? '' : '\n\n'}exit code ${exitCode ?? 'unknown'}`
-    return { type: 'tool_result', tool_use_id: toolUseId, content: text === '' && status === '' ? '' : text + status }
+  mapToolResultToToolResultBlockParam(output, toolUseId) {
+    const text = shownText(output)
+    const status = [
+      output.exitCode === 0
+        ? ''
+        : output.exitCode === null
+          ? `killed by ${output.exitSignal ?? 'a signal'}`
+          : `exit code ${output.exitCode}`,
+      output.note === undefined ? '' : `(${output.note})`,
+    ]
+      .filter((line) => line !== '')
+      .join('\n')
+    const content = text === '' || status === '' ? text + status : `${text}\n\n${status}`
+    return { type: 'tool_result', tool_use_id: toolUseId, content }
   },
 })
 
-function tail(output: string, max = 4000): string {
-  if (output === '') return '; it printed nothing'
-  const kept = output.length > max ? `…${output.slice(-max)}` : output
+/** The output as the model sees it: whole, or its beginning, a marker saying where the rest is, and its end. */
+function shownText(output: BashOutput): string {
+  if (output.omittedBytes === undefined || output.tail === undefined) return output.output.replace(/\n$/, '')
+  const where =
+    output.savedPath !== undefined
+      ? `the full output (${output.totalBytes ?? 'unknown'} bytes) is in ${output.savedPath} — read parts of it with Read (offset and limit) or search it with Grep`
+      : output.saveError !== undefined
+        ? `the full output could not be saved (${output.saveError}), so only its beginning and end are shown`
+        : 'the result store cannot take streamed output, so the middle was dropped and only the beginning and end are shown'
+  const head = output.output.endsWith('\n') ? output.output : `${output.output}\n`
+  return `${head}[… ${output.omittedBytes} bytes omitted; ${where}]\n${output.tail.replace(/\n$/, '')}`
+}
+
+/**
+ * The tool's output, cut to what the model sees: it fits Bash's own result budget, so the budget
+ * step does not save a second copy of output that is already in the result store.
+ */
+function bashOutput(result: ProcessResult): BashOutput {
+  const out: BashOutput = { output: result.output, exitCode: result.exitCode }
+  if (result.exitSignal !== undefined) out.exitSignal = result.exitSignal
+  if (result.cleanup !== undefined) out.note = result.cleanup
+  if (result.omittedBytes === 0) return out
+  const head = toLineEnd(headOf(result.output, BASH_HEAD_CHARS))
+  const tail = fromLineStart(tailOf(result.tail, BASH_TAIL_CHARS))
+  out.output = head
+  out.tail = tail
+  out.totalBytes = result.totalBytes
+  out.omittedBytes = result.totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail)
+  if (result.savedPath !== undefined) out.savedPath = result.savedPath
+  if (result.saveError !== undefined) out.saveError = result.saveError
+  return out
+}
+
+/** Why the call is an error (timeout, too much output, abort), or undefined when it ran to its end. */
+function failureText(result: ProcessResult, timeoutMs: number): string | undefined {
+  const killed = result.cleanup ?? 'its process group was killed'
+  if (result.outputLimitBytes !== undefined) {
+    const cap = sizeText(result.outputLimitBytes)
+    const saved =
+      result.savedPath !== undefined
+        ? `its first ${cap} are saved in ${result.savedPath}`
+        : result.omittedBytes > 0
+          ? `its output could not be saved (${result.saveError ?? 'the result store cannot take streamed output'})`
+          : 'its output is below'
+    return `the command wrote more than ${cap} of output and was stopped; ${saved}. Redirect the output of such a command to a file (command > out.txt 2>&1) and read parts of it with Read or Grep.${lastOutput(result)}`
+  }
+  const saved = result.savedPath === undefined ? '' : `; its output so far is saved in ${result.savedPath}`
+  if (result.timedOut)
+    return `the command timed out after ${timeoutMs / 1000} s; ${killed}${saved}${lastOutput(result)}`
+  if (result.aborted) return `the command was stopped before it finished; ${killed}${saved}${lastOutput(result)}`
+  return undefined
+}
+
+function lastOutput(result: ProcessResult, max = 4000): string {
+  const output = result.omittedBytes > 0 ? result.tail : result.output
+  if (output === '') return '. It printed nothing'
+  const kept = output.length > max || result.omittedBytes > 0 ? `…${tailOf(output, max)}` : output
   return `. Output before it stopped:\n${kept}`
+}
+
+function sizeText(bytes: number): string {
+  const mib = bytes / (1024 * 1024)
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`
+}
+
+/** A head cut mid-line, back to its last whole line (when one ends in its last quarter). */
+function toLineEnd(head: string): string {
+  const end = head.lastIndexOf('\n')
+  return end >= head.length * 0.75 ? head.slice(0, end + 1) : head
+}
+
+/** A tail cut mid-line, on from its first whole line (when one starts in its first quarter). */
+function fromLineStart(tail: string): string {
+  const start = tail.indexOf('\n')
+  return start !== -1 && start < tail.length * 0.25 ? tail.slice(start + 1) : tail
+}
+
+/** The first `max` characters, not cutting a surrogate pair in two. */
+function headOf(text: string, max: number): string {
+  if (text.length <= max) return text
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max
+  return text.slice(0, end)
+}
+
+/** The last `max` characters, not cutting a surrogate pair in two. */
+function tailOf(text: string, max: number): string {
+  if (text.length <= max) return text
+  const start = text.length - max
+  return text.slice(/[\uDC00-\uDFFF]/.test(text.charAt(start)) ? start + 1 : start)
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
@@ -31,11 +32,12 @@ export const Glob = buildTool({
   isReadOnly: () => true,
   getPath: (input) => input.path,
   validateInput: (input, context) => absolutePathCheck(input.path, context.cwd, 'path'),
-  async call({ pattern, path }, { cwd, ports }) {
+  async call({ pattern, path }, { cwd, ports, mayRead }) {
     const root = path ?? cwd
     const stat = await ports.fs.stat(root)
     if (stat?.kind !== 'directory') throw new Error(`${root} is not a directory`)
-    const matches = await ports.search.glob(pattern, root)
+    // What a Read rule denies is never listed.
+    const matches = (await ports.search.glob(pattern, root)).filter((m) => mayRead(join(root, m.path)))
     if (matches.length === 0) return `No files match ${pattern} under ${root}`
     const shown = matches.slice(0, GLOB_LIMIT).map((m) => m.path)
     const more = matches.length - shown.length

@@ -1,7 +1,8 @@
+import { join } from 'node:path'
 import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import { absolutePathCheck } from './paths.js'
+import { absolutePathCheck, specialFileWords } from './paths.js'
 
 export const GREP_LIMIT = 100
 
@@ -52,9 +53,17 @@ export const Grep = buildTool({
     }
     return { result: true }
   },
-  async call(input, { cwd, ports }) {
+  // A search has no effects: when the user interrupts, it stops.
+  interruptBehavior: () => 'cancel',
+  async call(input, { cwd, ports, signal, mayRead }) {
     const root = input.path ?? cwd
-    if ((await ports.fs.stat(root)) === undefined) throw new Error(`no such file or directory ${root}`)
+    const stat = await ports.fs.stat(root)
+    if (stat === undefined) throw new Error(`no such file or directory ${root}`)
+    // Refused before any search opens it: reading a FIFO blocks, a device never ends.
+    if (stat.kind !== 'file' && stat.kind !== 'directory')
+      throw new Error(
+        `${root} is ${specialFileWords(stat.kind)}, not a regular file or a directory; Grep searches only those`,
+      )
     const mode = input.output_mode ?? 'files_with_matches'
     const result = await ports.search.grep({
       pattern: input.pattern,
@@ -64,6 +73,9 @@ export const Grep = buildTool({
       context: mode === 'content' ? (input['-C'] ?? 0) : 0,
       mode,
       limit: GREP_LIMIT,
+      signal,
+      // What a Read rule denies is never shown, whichever engine searched.
+      excluded: (path) => !mayRead(stat.kind === 'file' ? root : join(root, path)),
     })
     if (result.lines.length === 0) return `No matches for /${input.pattern}/ in ${root}`
     const note = result.truncated

@@ -1,4 +1,5 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import type { FileKind } from '../../ports/file-system.port.js'
 import type { FileSystem } from '../../ports/index.js'
 import { closest } from '../input-errors.js'
 import type { ValidationResult } from '../tool.types.js'
@@ -28,4 +29,17 @@ export async function missingFileMessage(fs: FileSystem, path: string): Promise<
 /** Lines in `cat -n` style: the number right-aligned in six columns, a tab, the text. */
 export function numberLines(lines: readonly string[], firstLine: number): string {
   return lines.map((line, i) => `${String(firstLine + i).padStart(6)}\t${line}`).join('\n')
+}
+
+const SPECIAL_KINDS: Record<Exclude<FileKind, 'file' | 'directory'>, string> = {
+  fifo: 'a FIFO (named pipe)',
+  'character-device': 'a character device',
+  'block-device': 'a block device',
+  socket: 'a socket',
+  other: 'a special file',
+}
+
+/** "a FIFO (named pipe)", "a character device", … : what a special file is, for messages. */
+export function specialFileWords(kind: Exclude<FileKind, 'file' | 'directory'>): string {
+  return SPECIAL_KINDS[kind]
 }

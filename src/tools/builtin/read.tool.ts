@@ -4,12 +4,18 @@ import type { ToolResultBlock } from '../../events/event.schema.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import { recordRead } from './file-ledger.js'
-import { absolutePathCheck, missingFileMessage, numberLines } from './paths.js'
+import { absolutePathCheck, missingFileMessage, specialFileWords } from './paths.js'
 
 export const READ_DEFAULT_LIMIT = 2000
 export const READ_MAX_LINE_CHARS = 2000
 /** Past this much text in one read, Read asks for a smaller range instead of flooding the context. */
 export const READ_MAX_CHARS = 256_000
+/** Past this much of the file after the range, Read stops instead of counting the lines left. */
+export const READ_COUNT_MAX_BYTES = 64 * 1024 * 1024
+/** Where Read looks for NUL bytes, to tell binary files from text. */
+const BINARY_CHECK_BYTES = 8192
+/** Images are sent whole; past this size Read refuses them instead of loading them. */
+export const READ_MAX_IMAGE_BYTES = 20 * 1024 * 1024
 const IMAGE_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.jpg': 'image/jpeg',
@@ -57,49 +63,34 @@ export const Read = buildTool({
   isReadOnly: () => true,
   getPath: (input) => input.file_path,
   validateInput: (input, context) => absolutePathCheck(input.file_path, context.cwd),
-  async call({ file_path: path, offset, limit }, { ports }): Promise<ReadOutput> {
+  interruptBehavior: () => 'cancel',
+  async call({ file_path: path, offset, limit }, { ports, signal }): Promise<ReadOutput> {
     const stat = await ports.fs.stat(path)
     if (stat === undefined) throw new Error(await missingFileMessage(ports.fs, path))
     if (stat.kind === 'directory') throw new Error(`${path} is a directory, not a file; list it with Glob or Bash (ls)`)
-    const bytes = await ports.fs.readFile(path)
+    // Checked before anything opens the path: opening a FIFO blocks until a writer comes.
+    if (stat.kind !== 'file')
+      throw new Error(`${path} is ${specialFileWords(stat.kind)}, not a regular file; Read only reads regular files`)
     const mediaType = IMAGE_TYPES[extname(path).toLowerCase()]
     if (mediaType !== undefined) {
+      if (stat.size > READ_MAX_IMAGE_BYTES)
+        throw new Error(
+          `${path} is a ${megabytes(stat.size)} MB image, larger than the ${READ_MAX_IMAGE_BYTES / (1024 * 1024)} MB Read returns; make a smaller copy with Bash (e.g. convert in.png -resize 50% out.png) and read that`,
+        )
+      const bytes = await ports.fs.readFile(path)
       recordRead(ports, path, stat.mtimeMs, 'all')
       return { kind: 'image', mediaType, data: Buffer.from(bytes).toString('base64') }
     }
-    if (bytes.subarray(0, 8192).includes(0)) {
-      throw new Error(
-        `${path} is a binary file (it contains NUL bytes), so it cannot be read as text; use Bash with a suitable command (file, xxd, strings, unzip -l) instead`,
-      )
-    }
-    const text = Buffer.from(bytes).toString('utf8')
-    const lines = text.split(/\r?\n/)
-    if (lines.at(-1) === '') lines.pop()
     const first = offset ?? 1
     const count = limit ?? READ_DEFAULT_LIMIT
+    const range = await readLineRange(ports.fs.openRead(path, { signal }), path, { first, count, size: stat.size })
     recordRead(
       ports,
       path,
       stat.mtimeMs,
       offset === undefined && limit === undefined ? 'all' : { offset: first, limit: count },
     )
-    if (lines.length === 0) return { kind: 'text', text: `(${path} is empty)` }
-    if (first > lines.length) throw new Error(`${path} has ${lines.length} lines, so offset ${first} is past its end`)
-    const slice = lines.slice(first - 1, first - 1 + count).map(cutLong)
-    const body = numberLines(slice, first)
-    if (body.length > READ_MAX_CHARS) {
-      throw new Error(
-        `lines ${first}-${first + slice.length - 1} of ${path} are ${body.length} characters, more than Read returns at once (${READ_MAX_CHARS}); read a smaller range with offset and limit, or find the lines you need with Grep first`,
-      )
-    }
-    const rest = lines.length - (first - 1 + slice.length)
-    return {
-      kind: 'text',
-      text:
-        rest > 0
-          ? `${body}\n… ${rest} more lines (${lines.length} in all); continue with offset ${first + slice.length}`
-          : body,
-    }
+    return { kind: 'text', text: rangeText(range, path, first, stat.size) }
   },
   mapToolResultToToolResultBlockParam(output, toolUseId): ToolResultBlock {
     if (output.kind === 'image') {
@@ -113,8 +104,185 @@ export const Read = buildTool({
   },
 })
 
-function cutLong(line: string): string {
-  return line.length > READ_MAX_LINE_CHARS
-    ? `${line.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${line.length} characters]`
-    : line
+/** What Read shows for a range of lines, or the error that says why it cannot. */
+function rangeText(range: LineRange, path: string, first: number, size: number): string {
+  const { shown, total } = range
+  if (total === 0) return `(${path} is empty)`
+  if (shown === 0) throw new Error(`${path} has ${total} lines, so offset ${first} is past its end`)
+  if (range.bodyChars > READ_MAX_CHARS) {
+    throw new Error(
+      `lines ${first}-${first + shown - 1} of ${path} are ${range.bodyChars} characters, more than Read returns at once (${READ_MAX_CHARS}); read a smaller range with offset and limit, or find the lines you need with Grep first`,
+    )
+  }
+  const body = range.lines.join('\n')
+  const next = first + shown
+  if (total === undefined)
+    return range.more
+      ? `${body}\n… more lines follow (the file is ${megabytes(size)} MB, too large to count them all); continue with offset ${next}`
+      : body
+  const rest = total - (next - 1)
+  return rest > 0 ? `${body}\n… ${rest} more lines (${total} in all); continue with offset ${next}` : body
+}
+
+const megabytes = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1)
+
+/** What streaming a file found for a range of lines. */
+interface LineRange {
+  /** The range's lines, numbered and cut, while they fit in READ_MAX_CHARS (emptied past it). */
+  lines: string[]
+  /** How many lines of the range the file has. */
+  shown: number
+  /** The length of the numbered range, as Read would return it. */
+  bodyChars: number
+  /** Lines in the file; undefined when the reading stopped after the range. */
+  total: number | undefined
+  /** Lines follow the range (known even when the total is not). */
+  more: boolean
+}
+
+/**
+ * Streams a file for lines `first` to `first + count - 1`, keeping only those (each cut to
+ * READ_MAX_LINE_CHARS, and none past READ_MAX_CHARS) and counting the others: memory stays within
+ * the range and a chunk, whatever the file's size. Lines are what `text.split(/\r?\n/)` gave.
+ */
+async function readLineRange(
+  chunks: AsyncIterable<Uint8Array>,
+  path: string,
+  want: { first: number; count: number; size: number },
+): Promise<LineRange> {
+  const scanner = new LineScanner(path, want)
+  for await (const chunk of chunks) if (!scanner.push(chunk)) return scanner.range
+  return scanner.end()
+}
+
+class LineScanner {
+  readonly range: LineRange = { lines: [], shown: 0, bodyChars: 0, total: undefined, more: false }
+  /** The number of the line being scanned. */
+  private line = 1
+  /** The line being scanned has bytes (a last line without a newline counts). */
+  private pending = false
+  private position = 0
+  private checked = 0
+  /** After the range: whether to go on counting lines for the total. */
+  private counting: boolean | undefined
+  private readonly text = new LineText()
+  private readonly last: number
+
+  constructor(
+    private readonly path: string,
+    private readonly want: { first: number; count: number; size: number },
+  ) {
+    this.last = want.first + want.count - 1
+  }
+
+  /** Takes the next chunk; false when the rest of the file is not needed. */
+  push(chunk: Uint8Array): boolean {
+    this.checkBinary(chunk)
+    for (let at = 0; at < chunk.length;) {
+      const newline = chunk.indexOf(10, at)
+      const inRange = this.line >= this.want.first && this.line <= this.last
+      if (newline === -1) {
+        if (inRange) this.text.add(chunk.subarray(at), false)
+        this.pending = true
+        break
+      }
+      if (inRange) this.text.add(chunk.subarray(at, newline), true)
+      this.endLine(inRange)
+      at = newline + 1
+      if (this.line === this.last + 1) this.rangeDone(this.position + at)
+      if (this.stopped()) return false
+    }
+    this.position += chunk.length
+    return true
+  }
+
+  end(): LineRange {
+    if (this.pending) this.endLine(this.line >= this.want.first && this.line <= this.last)
+    this.range.total = this.line - 1
+    this.range.more = false
+    return this.range
+  }
+
+  private checkBinary(chunk: Uint8Array): void {
+    if (this.checked >= BINARY_CHECK_BYTES) return
+    const head = chunk.subarray(0, BINARY_CHECK_BYTES - this.checked)
+    if (head.includes(0)) {
+      throw new Error(
+        `${this.path} is a binary file (it contains NUL bytes), so it cannot be read as text; use Bash with a suitable command (file, xxd, strings, unzip -l) instead`,
+      )
+    }
+    this.checked += head.length
+  }
+
+  private endLine(inRange: boolean): void {
+    if (inRange) {
+      const numbered = `${String(this.line).padStart(6)}\t${this.text.finish()}`
+      const range = this.range
+      range.bodyChars += (range.shown > 0 ? 1 : 0) + numbered.length
+      range.shown++
+      // Past the cap Read answers with an error that needs only the size: keep nothing more.
+      if (range.bodyChars <= READ_MAX_CHARS) range.lines.push(numbered)
+      else range.lines.length = 0
+    }
+    this.line++
+    this.pending = false
+  }
+
+  /** The range is complete, its last newline at `offset`: count the rest only if it is small. */
+  private rangeDone(offset: number): void {
+    const rest = this.want.size - offset
+    this.range.more = rest > 0
+    this.counting = rest <= READ_COUNT_MAX_BYTES && this.range.bodyChars <= READ_MAX_CHARS
+  }
+
+  /** Nothing more is needed: the range is read, the rest is not counted, the binary check is done. */
+  private stopped(): boolean {
+    return this.counting === false && this.checked >= BINARY_CHECK_BYTES
+  }
+}
+
+const CR = Uint8Array.of(13)
+
+/**
+ * One line's text, fed in pieces (a line may span chunks): decoded as UTF-8 as it comes, its first
+ * READ_MAX_LINE_CHARS + 1 characters kept and the rest only counted. A CR before the newline is
+ * dropped, even when the chunk ends between the two.
+ */
+class LineText {
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true })
+  private text = ''
+  private length = 0
+  private heldCR = false
+
+  add(bytes: Uint8Array, endsLine: boolean): void {
+    if (this.heldCR) {
+      this.heldCR = false
+      if (!endsLine || bytes.length > 0) this.take(this.decoder.decode(CR, { stream: true }))
+    }
+    let body = bytes
+    if (body.at(-1) === 13) {
+      body = body.subarray(0, body.length - 1)
+      if (!endsLine) this.heldCR = true
+    }
+    this.take(this.decoder.decode(body, { stream: true }))
+  }
+
+  /** The line, cut with a marker when long; ready for the next line. */
+  finish(): string {
+    // A CR held back at the end of the file's last line, which has no newline, stays.
+    if (this.heldCR) this.take(this.decoder.decode(CR, { stream: true }))
+    this.heldCR = false
+    this.take(this.decoder.decode())
+    const { text, length } = this
+    this.text = ''
+    this.length = 0
+    return length > READ_MAX_LINE_CHARS
+      ? `${text.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${length} characters]`
+      : text
+  }
+
+  private take(piece: string): void {
+    this.length += piece.length
+    if (this.text.length <= READ_MAX_LINE_CHARS) this.text += piece.slice(0, READ_MAX_LINE_CHARS + 1 - this.text.length)
+  }
 }

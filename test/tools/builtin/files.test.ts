@@ -1,5 +1,19 @@
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
+import { createServer } from 'node:net'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { FileSystem } from '../../../src/index.js'
 import { project, text } from './setup.js'
 
 describe('Read', () => {
@@ -142,3 +156,135 @@ describe('Edit', () => {
     )
   })
 })
+
+/** Read as it was before streaming: the whole file in memory, split once. The oracle for the streaming Read. */
+function wholeFileRead(bytes: Uint8Array, path: string, offset?: number, limit?: number): string {
+  if (bytes.subarray(0, 8192).includes(0))
+    return `Read failed: ${path} is a binary file (it contains NUL bytes), so it cannot be read as text; use Bash with a suitable command (file, xxd, strings, unzip -l) instead`
+  const lines = Buffer.from(bytes).toString('utf8').split(/\r?\n/)
+  if (lines.at(-1) === '') lines.pop()
+  const first = offset ?? 1
+  const count = limit ?? 2000
+  if (lines.length === 0) return `(${path} is empty)`
+  if (first > lines.length) return `Read failed: ${path} has ${lines.length} lines, so offset ${first} is past its end`
+  const cut = (l: string) => (l.length > 2000 ? `${l.slice(0, 2000)}… [line cut: ${l.length} characters]` : l)
+  const slice = lines.slice(first - 1, first - 1 + count).map(cut)
+  const body = slice.map((l, i) => `${String(first + i).padStart(6)}\t${l}`).join('\n')
+  if (body.length > 256_000)
+    return `Read failed: lines ${first}-${first + slice.length - 1} of ${path} are ${body.length} characters, more than Read returns at once (256000); read a smaller range with offset and limit, or find the lines you need with Grep first`
+  const rest = lines.length - (first - 1 + slice.length)
+  return rest > 0
+    ? `${body}\n… ${rest} more lines (${lines.length} in all); continue with offset ${first + slice.length}`
+    : body
+}
+
+/** A file system holding one file, handed out in chunks of the given sizes (cycled). */
+function chunkedFileSystem(path: string, bytes: Uint8Array, sizes: number[]): FileSystem {
+  return {
+    stat: async (p) => (p === path ? { kind: 'file', size: bytes.length, mtimeMs: 1 } : undefined),
+    readFile: async () => bytes,
+    writeFile: async () => {},
+    readdir: async () => [],
+    async *openRead() {
+      for (let at = 0, i = 0; at < bytes.length; i++) {
+        const size = sizes[i % sizes.length] ?? 1
+        yield bytes.slice(at, at + size)
+        at += size
+      }
+    },
+  }
+}
+
+const piece = fc.oneof(
+  fc.constantFrom('a', 'bc', ' x ', '\n', '\n', '\r\n', '\r', 'é', '😀', '\uFEFF', 'y'.repeat(700), 'z'.repeat(3000)),
+  fc.constantFrom([0xff], [0xe2, 0x82], [0xf0, 0x9f], [0x80], [0]).map((b) => new Uint8Array(b)),
+)
+
+describe('Read streams the file', () => {
+  it('gives exactly what reading the whole file gave, however the bytes are chunked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 40 }),
+        fc.array(fc.oneof(fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 10_000 })), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+        async (pieces, sizes, offset, limit) => {
+          const bytes = Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)))
+          const file = '/virtual/f.txt'
+          const { call } = project({}, { ports: { fs: chunkedFileSystem(file, bytes, sizes) } })
+          const input = { file_path: file, ...(offset !== undefined ? { offset } : {}), ...(limit ? { limit } : {}) }
+          expect(text(await call('Read', input))).toBe(wholeFileRead(bytes, file, offset, limit))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  it('refuses FIFOs, devices and sockets at once, before opening them', async () => {
+    const { call, path } = project({ 'a.txt': 'x\n' })
+    execFileSync('mkfifo', [path('pipe')])
+    symlinkSync(path('pipe'), path('link-to-pipe'))
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(path('sock'), resolve))
+    try {
+      expect(text(await call('Read', { file_path: path('pipe') }))).toBe(
+        `Read failed: ${path('pipe')} is a FIFO (named pipe), not a regular file; Read only reads regular files`,
+      )
+      expect(text(await call('Read', { file_path: path('link-to-pipe') }))).toMatch(/is a FIFO \(named pipe\)/)
+      expect(text(await call('Read', { file_path: '/dev/null' }))).toBe(
+        'Read failed: /dev/null is a character device, not a regular file; Read only reads regular files',
+      )
+      expect(text(await call('Read', { file_path: path('sock') }))).toMatch(/is a socket, not a regular file/)
+    } finally {
+      server.close()
+    }
+  }, 5000)
+
+  it('refuses an image larger than the cap instead of loading it', async () => {
+    const { call, path } = project()
+    writeFileSync(path('huge.png'), '')
+    truncateSync(path('huge.png'), 21 * 1024 * 1024)
+    expect(text(await call('Read', { file_path: path('huge.png') })).slice(0, 300)).toMatch(
+      /huge\.png is a 21\.0 MB image, larger than the 20 MB Read returns/,
+    )
+  })
+
+  it('reads one line of a 200 MB file without loading it, and counts lines past the end without keeping them', async () => {
+    const { call, path } = project()
+    const line = `${'log line with some text '.repeat(3)}\n`
+    const block = Buffer.from(line.repeat(Math.ceil((1024 * 1024) / line.length)))
+    const fd = openSync(path('big.log'), 'w')
+    for (let i = 0; i < 200; i++) writeSync(fd, block)
+    closeSync(fd)
+    const lines = (block.length / line.length) * 200
+    const out: string[] = []
+    const growth = await peakRssGrowth(async () => {
+      out.push(text(await call('Read', { file_path: path('big.log'), offset: 3, limit: 1 })))
+      out.push(text(await call('Read', { file_path: path('big.log'), offset: lines + 1 })))
+    })
+    expect(growth).toBeLessThan(100 * 1024 * 1024)
+    expect(out[0]).toMatch(/^ {5}3\tlog line with some text .*\n… more lines follow \(the file is 20\d\.\d MB/)
+    expect(out[1]).toBe(`Read failed: ${path('big.log')} has ${lines} lines, so offset ${lines + 1} is past its end`)
+  })
+})
+
+/** The largest RSS growth seen while `run` runs, sampled on every turn of the event loop. */
+async function peakRssGrowth(run: () => Promise<void>): Promise<number> {
+  const before = process.memoryUsage.rss()
+  let peak = before
+  let sampling = true
+  const sample = (): void => {
+    peak = Math.max(peak, process.memoryUsage.rss())
+    if (sampling) setImmediate(sample)
+  }
+  sample()
+  try {
+    await run()
+  } finally {
+    sampling = false
+  }
+  return peak - before
+}

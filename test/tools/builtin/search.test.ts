@@ -1,6 +1,11 @@
-import { utimesSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFileSearch } from '../../../src/adapters/file-search.js'
+import type { GrepOptions, ToolResultBlock } from '../../../src/index.js'
+import { assistant } from '../../helpers.js'
 import { project, text } from './setup.js'
 import { ripgrepInstalled } from '../../programs.js'
 
@@ -114,4 +119,231 @@ describe('Grep', () => {
       }
     },
   )
+})
+
+const request = (root: string, more: Partial<GrepOptions> = {}): GrepOptions => ({
+  pattern: 'hit',
+  root,
+  ignoreCase: false,
+  context: 0,
+  mode: 'content',
+  limit: 100,
+  ...more,
+})
+
+/** An executable stand-in for rg that runs `script` (sh) whatever it is asked. */
+function fakeRipgrep(dir: string, script: string): string {
+  const file = join(dir, 'fake-rg')
+  writeFileSync(file, `#!/bin/sh\n${script}\n`)
+  chmodSync(file, 0o755)
+  return file
+}
+
+const edges = {
+  'first-last.txt': 'hit first\nmiddle\nmore\nhit last\n',
+  'crlf.txt': 'one\r\nhit two\r\nthree\r\n\r\nhit five\r\n',
+  'no-newline.txt': 'alpha\nhit omega',
+  'lone-cr.txt': 'a\rhit\rb\nc\n',
+  'empty-lines.txt': '\n\nhit\n\n',
+  'empty.txt': '',
+  'Upper.txt': 'HIT upper\n',
+  'dense.txt': Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `hit ${i}` : `line ${i}`)).join('\n'),
+  'a.c': 'hit\n',
+  'a/b.txt': 'hit\n',
+  'a-b/c.txt': 'x\nhit\n',
+  'utf8.txt': 'héllo hit 😀\nnaïve\n',
+  'late-nul.txt': `${'x\n'.repeat(5000)}hit\n\0\n`,
+}
+
+describe.skipIf(!ripgrepInstalled)('ripgrep and the built-in search (needs ripgrep on PATH)', () => {
+  it('give identical lines at file edges, for CRLF, without a final newline, and past the limit', async () => {
+    const { root } = project(edges)
+    const rg = createFileSearch({ ripgrep: true })
+    const builtin = createFileSearch({ ripgrep: false })
+    const patterns = [
+      { pattern: 'hit', ignoreCase: false },
+      { pattern: 'hit', ignoreCase: true },
+      { pattern: '^hit', ignoreCase: false },
+      { pattern: 'o$|a$', ignoreCase: false },
+      { pattern: '^$', ignoreCase: false },
+      { pattern: '\\d', ignoreCase: false },
+      // These match across a newline in the whole text; lines are matched one by one.
+      { pattern: 'alpha\\s+hit', ignoreCase: false },
+      { pattern: 'first[^z]*last', ignoreCase: false },
+    ]
+    type Case = Omit<GrepOptions, 'root' | 'pattern' | 'ignoreCase'>
+    const cases: Case[] = [
+      ...(['content', 'files_with_matches', 'count'] as const).map((mode) => ({ mode, context: 1, limit: 100 })),
+      { mode: 'content', context: 0, limit: 100 },
+      { mode: 'content', context: 2, limit: 100 },
+    ]
+    const requests = patterns.flatMap((p) => cases.map((c) => ({ ...p, ...c })))
+    // Past the limit: the first matches in path order, and only their own context.
+    for (const [context, limit] of [
+      [0, 1],
+      [1, 3],
+      [2, 7],
+      [1, 12],
+    ] as const)
+      requests.push({ pattern: 'hit', ignoreCase: true, mode: 'content', context, limit })
+    for (const mode of ['files_with_matches', 'count'] as const)
+      requests.push({ pattern: 'hit', ignoreCase: false, mode, context: 0, limit: 2 })
+    for (const glob of ['*.txt', '!a*', 'a/**', '*.{c,txt}'])
+      requests.push({ pattern: 'hit', ignoreCase: false, mode: 'content', context: 0, limit: 100, glob })
+    for (const r of requests) {
+      const request = { ...r, root }
+      const [a, b] = await Promise.all([rg.grep(request), builtin.grep(request)])
+      expect({ request, lines: b.lines, truncated: b.truncated }).toEqual({
+        request,
+        lines: a.lines,
+        truncated: a.truncated,
+      })
+    }
+  })
+})
+
+describe('the built-in search', () => {
+  it('matches lookarounds line by line: they never see past the end of a line', async () => {
+    const { root } = project({ 'f.txt': 'hit\nx hit\n' })
+    const builtin = createFileSearch({ ripgrep: false })
+    const lines = async (pattern: string) => (await builtin.grep(request(root, { pattern }))).lines
+    expect(await lines('hit(?![\\s\\S])')).toEqual(['f.txt:1: hit', 'f.txt:2: x hit'])
+    expect(await lines('(?<![\\s\\S])x')).toEqual(['f.txt:2: x hit'])
+    expect(await lines('(?<=x )hit')).toEqual(['f.txt:2: x hit'])
+  })
+
+  it('skips a file with a NUL in its first 64 KiB, and stops at a NUL further on', async () => {
+    const { root } = project({
+      'early.txt': `hit\n${'x\n'.repeat(30_000)}\0\n`,
+      'late.txt': `hit\n${'x\n'.repeat(40_000)}\0hit\nhit\n`,
+    })
+    const builtin = createFileSearch({ ripgrep: false })
+    expect((await builtin.grep(request(root))).lines).toEqual(['late.txt:1: hit'])
+  })
+})
+
+describe('Grep never hangs on special files', () => {
+  it('refuses a FIFO, a device or a socket as the root at once, with either engine', async () => {
+    const { call, path, root } = project({ 'a.txt': 'hit\n' })
+    execFileSync('mkfifo', [path('pipe')])
+    for (const ripgrep of [true, false]) {
+      const search = createFileSearch({ ripgrep })
+      await expect(search.grep(request(path('pipe')))).rejects.toThrow(
+        `${path('pipe')} is a FIFO (named pipe), not a regular file or a directory; Grep searches only those`,
+      )
+      await expect(search.grep(request('/dev/null'))).rejects.toThrow(/\/dev\/null is a character device/)
+      expect((await search.grep(request(root))).lines).toEqual(['a.txt:1: hit'])
+    }
+    expect(text(await call('Grep', { pattern: 'hit', path: path('pipe') }))).toBe(
+      `Grep failed: ${path('pipe')} is a FIFO (named pipe), not a regular file or a directory; Grep searches only those`,
+    )
+  }, 5000)
+
+  it('skips FIFOs, sockets and links to them inside a tree', async () => {
+    const { path, root } = project({ 'a.txt': 'hit\n', 'sub/b.txt': 'hit\n' })
+    execFileSync('mkfifo', [path('sub/pipe')])
+    symlinkSync(path('sub/pipe'), path('link'))
+    symlinkSync('/dev/zero', path('zero'))
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(path('sock'), resolve))
+    try {
+      const search = createFileSearch({ ripgrep: false })
+      const found = await search.grep(request(root, { pattern: '.', mode: 'files_with_matches' }))
+      expect(found.lines).toEqual(['a.txt', 'sub/b.txt'])
+    } finally {
+      server.close()
+    }
+  }, 5000)
+})
+
+describe('the built-in search runs off the main thread', () => {
+  const catastrophic = { 'a.txt': `${'a'.repeat(40)}b\n` }
+
+  it('keeps the process responsive on a catastrophic pattern, and stops on abort', async () => {
+    const { root } = project(catastrophic)
+    const search = createFileSearch({ ripgrep: false })
+    const controller = new AbortController()
+    let ticks = 0
+    const timer = setInterval(() => {
+      if (++ticks === 5) controller.abort(new Error('user pressed Esc'))
+    }, 10)
+    try {
+      await expect(search.grep(request(root, { pattern: '(a+)+$', signal: controller.signal }))).rejects.toThrow(
+        /the search was aborted: user pressed Esc/,
+      )
+    } finally {
+      clearInterval(timer)
+    }
+    expect(ticks).toBeGreaterThanOrEqual(5)
+  })
+
+  it('is interrupted with the turn: a running Grep stops when the user aborts', async () => {
+    const { kernel } = project(catastrophic, { ports: { search: createFileSearch({ ripgrep: false }) } })
+    const controller = new AbortController()
+    const turn = kernel.runTurn(assistant(['call_1', 'Grep', { pattern: '(a+)+$' }]), { signal: controller.signal })
+    let ticks = 0
+    const timer = setInterval(() => {
+      if (++ticks === 5) controller.abort('user pressed Esc')
+    }, 10)
+    try {
+      const { message } = await turn
+      expect(text(message.content[0] as ToolResultBlock)).toMatch(/interrupted/i)
+    } finally {
+      clearInterval(timer)
+    }
+    expect(ticks).toBeGreaterThanOrEqual(5)
+  })
+
+  it('gives up after the time limit and says which file and why', async () => {
+    const { call, root } = project(catastrophic, {
+      ports: { search: createFileSearch({ ripgrep: false, timeoutMs: 800 }) },
+    })
+    expect(text(await call('Grep', { pattern: '(a+)+$' }))).toBe(
+      `Grep failed: the pattern took longer than 0.8 s on ${join(root, 'a.txt')}; it may backtrack catastrophically — simplify it`,
+    )
+    // The limit is per search, and the next search gets a fresh worker.
+    expect(text(await call('Grep', { pattern: 'b$' }))).toBe('a.txt')
+  })
+})
+
+describe('Grep with ripgrep', () => {
+  it('stops ripgrep on abort and after the time limit', async () => {
+    const { root } = project({ 'a.txt': 'hit\n' })
+    const slow = createFileSearch({ ripgrep: true, ripgrepCommand: fakeRipgrep(root, 'exec sleep 30') })
+    const controller = new AbortController()
+    const pending = slow.grep(request(root, { signal: controller.signal }))
+    controller.abort(new Error('user pressed Esc'))
+    await expect(pending).rejects.toThrow(/the search was aborted: user pressed Esc/)
+    await expect(slow.grep(request(root, { timeoutMs: 200 }))).rejects.toThrow(
+      `ripgrep took longer than 0.2 s searching ${root}; narrow the path or the glob`,
+    )
+  }, 5000)
+
+  it('stops reading ripgrep once the limit is reached, instead of holding all its output', async () => {
+    const { root } = project({ 'a.txt': 'hit\n' })
+    const match = JSON.stringify({
+      type: 'match',
+      data: { path: { text: join(root, 'a.txt') }, lines: { text: 'hit\n' }, line_number: 1 },
+    })
+    const endless = createFileSearch({ ripgrep: true, ripgrepCommand: fakeRipgrep(root, `exec yes '${match}'`) })
+    const result = await endless.grep(request(root, { limit: 3 }))
+    expect(result).toEqual({
+      lines: ['a.txt:1: hit', 'a.txt:1: hit', 'a.txt:1: hit'],
+      truncated: true,
+      engine: 'ripgrep',
+    })
+  }, 5000)
+})
+
+describe('past the limit', () => {
+  it('shows only the context that belongs to the matches shown, with either engine', async () => {
+    const { root } = project({ 'f.txt': 'hit\nx\ny\nz\nhit\n' })
+    for (const ripgrep of [...(ripgrepInstalled ? [true] : []), false]) {
+      const search = createFileSearch({ ripgrep })
+      expect(await search.grep(request(root, { limit: 1, context: 1 }))).toMatchObject({
+        lines: ['f.txt:1: hit', 'f.txt-2- x'],
+        truncated: true,
+      })
+    }
+  })
 })

@@ -1,0 +1,75 @@
+/**
+ * The Grep tool's lines, shaped the same way whichever engine found the matches: files sorted as
+ * ripgrep's `--sort path` sorts them, lines in order, the limit applied last.
+ */
+import type { GrepOptions, GrepResult } from '../ports/index.js'
+
+/** A line to show: a match, or a context line around one. */
+export interface Hit {
+  line: number
+  text: string
+  match: boolean
+}
+
+/** What one file gave: its path relative to the root, its matching lines, and what to show. */
+export interface FileMatches {
+  path: string
+  /** Matching lines (content mode: those in `hits`; the other modes need only the number). */
+  count: number
+  /** Content mode: the matches and their context, in line order. */
+  hits: Hit[]
+}
+
+/**
+ * Orders paths name by name, by UTF-16 code unit: `a/b` before `a.c` (the directory `a` sorts as
+ * `a`). This is ripgrep's `--sort path` order, so its sorted output needs no reordering.
+ */
+export function comparePaths(a: string, b: string): number {
+  const x = a.split('/')
+  const y = b.split('/')
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i] as string
+    const q = y[i] as string
+    if (p !== q) return p < q ? -1 : 1
+  }
+  return x.length - y.length
+}
+
+/** Shapes matches into the tool's lines: `path:line: text` (context `path-line- text`), names, or counts. */
+export function formatGrep(
+  files: FileMatches[],
+  options: Pick<GrepOptions, 'mode' | 'limit' | 'context' | 'excluded'>,
+  engine: GrepResult['engine'],
+): GrepResult {
+  const shown = (f: FileMatches) => f.count > 0 && options.excluded?.(f.path) !== true
+  const found = files.filter(shown).sort((a, b) => comparePaths(a.path, b.path))
+  if (options.mode !== 'content') {
+    const lines = found.slice(0, options.limit).map((f) => (options.mode === 'count' ? `${f.path}:${f.count}` : f.path))
+    return { lines, truncated: found.length > options.limit, engine }
+  }
+  return { ...contentLines(found, options.limit, options.context), engine }
+}
+
+function contentLines(files: FileMatches[], limit: number, context: number): Omit<GrepResult, 'engine'> {
+  const lines: string[] = []
+  let shown = 0
+  let last: { path: string; line: number } | undefined
+  let lastMatch = 0
+  for (const file of files) {
+    for (const h of file.hits) {
+      if (shown === limit) {
+        if (h.match) return { lines, truncated: true }
+        // Past the limit, only the context that follows the last match shown belongs to it.
+        if (file.path !== last?.path || h.line > lastMatch + context) continue
+      }
+      if (last !== undefined && (last.path !== file.path || h.line > last.line + 1)) lines.push('--')
+      lines.push(h.match ? `${file.path}:${h.line}: ${h.text}` : `${file.path}-${h.line}- ${h.text}`)
+      if (h.match) {
+        shown++
+        lastMatch = h.line
+      }
+      last = { path: file.path, line: h.line }
+    }
+  }
+  return { lines, truncated: false }
+}

@@ -1,0 +1,82 @@
+/**
+ * `analyzeShell`: the simple commands a bash command line executes, from a real bash grammar.
+ * What cannot be analysed fully is `unknown`, never a guess.
+ */
+import type { Scope, Shared } from './scope.js'
+import type { BashParser, ShellAnalysis, ShellNode, ShellTree } from './shell.types.js'
+import { fail, ShellUnknown } from './unknown.js'
+import { snippet } from './nodes.js'
+import { visit } from './walk.js'
+
+/** Longer commands are unknown rather than parsed (a permission prompt is the right answer). */
+export const MAX_SOURCE_LENGTH = 100_000
+
+/**
+ * Analyses a bash command line into every simple command it can execute: through separators,
+ * pipes, subshells, groups, control flow, functions, substitutions, here-documents and wrappers
+ * such as `env`, `timeout`, `xargs` and `bash -c`.
+ *
+ * @example
+ * analyzeShell('git status && bash -c "rm -rf x"', parser)
+ * // { kind: 'known', commands: [{ name: 'git', args: ['status'] … }, { name: 'rm', via: ['bash -c'] … }] }
+ * analyzeShell('eval "$X"', parser) // { kind: 'unknown', reason: 'eval runs its arguments …' }
+ */
+export function analyzeShell(command: string, parser: BashParser | undefined): ShellAnalysis {
+  if (parser === undefined) return unknown('the shell parser is not loaded', command)
+  if (command.trim() === '') return unknown('the command is empty', command)
+  if (command.length > MAX_SOURCE_LENGTH)
+    return unknown(`commands longer than ${MAX_SOURCE_LENGTH} characters are not analysed`, command)
+  const shared: Shared = { parser, commands: [], assigned: new Set(), evaluated: new Set(), analyzeSource, visit }
+  const root: Scope = { shared, depth: 0, via: [], wrapperLines: [], assignments: [], redirects: [] }
+  try {
+    const tree = analyzeSource(command, root)
+    checkEvaluated(shared)
+    // `[[ -f x ]]` runs no program and is known; a line of comments is not a command at all.
+    if (!tree.root.children.some((child) => child.named && child.type !== 'comment')) fail('the command runs nothing')
+    return { kind: 'known', commands: shared.commands, source: command }
+  } catch (error) {
+    if (error instanceof ShellUnknown) return unknown(error.message, command)
+    throw error
+  }
+}
+
+function unknown(reason: string, source: string): ShellAnalysis {
+  return { kind: 'unknown', reason, source }
+}
+
+function analyzeSource(source: string, scope: Scope): ShellTree {
+  const tree = scope.shared.parser.parse(source)
+  if (tree === undefined) fail('the shell parser gave up on this command')
+  if (tree.hasError) fail(syntaxError(tree.root))
+  visit(tree.root, scope)
+  return tree
+}
+
+/**
+ * Bash evaluates the value of a variable used in arithmetic (and `${!x}`, `${x@P}`) as code:
+ * `x='a[$(rm -rf ~)]'; echo $((x))` runs rm. A variable the command itself sets (other than by
+ * arithmetic) and then evaluates is unknown; variables from the environment are the kernel's own.
+ */
+function checkEvaluated(shared: Shared): void {
+  for (const name of shared.evaluated) {
+    if (shared.assigned.has(name)) {
+      fail(`bash evaluates the value of ${name} as arithmetic or a name, and the command sets ${name} itself`)
+    }
+  }
+}
+
+function syntaxError(root: ShellNode): string {
+  const bad = firstBroken(root)
+  const near = bad === undefined ? '' : ` near ${snippet(bad.text || bad.type)}`
+  const brace = /\{[^}]*,/.test(bad?.text ?? '') ? ' (brace expansion where a command is expected is not analysed)' : ''
+  return `the command does not parse as bash${near}${brace}`
+}
+
+function firstBroken(node: ShellNode): ShellNode | undefined {
+  if (node.type === 'ERROR' || node.missing) return node
+  for (const child of node.children) {
+    const found = firstBroken(child)
+    if (found !== undefined) return found
+  }
+  return undefined
+}

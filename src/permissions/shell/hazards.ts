@@ -1,0 +1,128 @@
+/**
+ * Constructs that make bash (or a program) run code the syntax tree does not show: `eval`,
+ * `source`, traps, prompt strings, variables that hold a command, array subscripts evaluated as
+ * arithmetic. Each is a reason to call a command unknown, or a string to analyse as a script.
+ */
+import type { Assignment } from './shell.types.js'
+import type { Word } from './words.js'
+
+/** Builtins that run code they receive as data. */
+const EVALUATORS: Readonly<Record<string, string>> = {
+  eval: 'eval runs its arguments as a new command line, which is not analysed',
+  source: 'source runs the commands in a file, which is not analysed',
+  '.': '. (source) runs the commands in a file, which is not analysed',
+  alias: 'alias changes what later command words mean',
+  trap: 'trap runs a command string later, which is not analysed',
+  coproc: 'coproc is not analysed',
+  let: 'let evaluates arithmetic, which can run commands through array subscripts',
+  enable: 'enable can load builtins from a shared library',
+  bind: 'bind can attach commands to keys',
+  complete: 'complete can register commands to run',
+  compgen: 'compgen -C/-F runs commands or functions',
+  fc: 'fc re-runs commands from the history',
+}
+
+/** Variables whose value bash or a loader runs or loads as code: assigning one is unknown. */
+const CODE_LOADING = new Set([
+  'PS0',
+  'PS1',
+  'PS2',
+  'PS3',
+  'PS4',
+  'PROMPT_COMMAND',
+  'BASH_ENV',
+  'ENV',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'DYLD_INSERT_LIBRARIES',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_EXEC_PATH',
+])
+
+/**
+ * Variables that programs run as a shell command (git runs `$GIT_EDITOR file`, less runs
+ * `$LESSOPEN`): their literal value is analysed as a script.
+ */
+export const COMMAND_VALUED: ReadonlySet<string> = new Set([
+  'PAGER',
+  'GIT_PAGER',
+  'MANPAGER',
+  'EDITOR',
+  'VISUAL',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'SUDO_EDITOR',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'SUDO_ASKPASS',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'BROWSER',
+])
+
+/** Builtins that take variable names, where a subscript such as `a[$(cmd)]` is evaluated. */
+const NAME_TAKERS = new Set([
+  'read',
+  'mapfile',
+  'readarray',
+  'printf',
+  'unset',
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'getopts',
+  'wait',
+  'test',
+  '[',
+])
+
+const DECLARERS = new Set(['declare', 'typeset', 'local', 'export', 'readonly'])
+
+/** Why an assignment cannot be analysed, if it cannot. */
+export function assignmentHazard(assignment: Assignment): string | undefined {
+  const base = assignment.name.replace(/\[.*$/s, '')
+  if (CODE_LOADING.has(base) || base.startsWith('GIT_CONFIG_') || base.startsWith('BASH_FUNC_') || base.includes('%')) {
+    return `assigning ${base} makes bash or a program load or run its value as code`
+  }
+  if (/\[.*[$`]/s.test(assignment.name)) return `the subscript in ${assignment.name} is evaluated as arithmetic`
+  return undefined
+}
+
+/** Why a command (already peeled of wrappers) cannot be analysed, if it cannot. */
+export function commandHazard(name: string, words: readonly Word[]): string | undefined {
+  const evaluator = EVALUATORS[name]
+  if (evaluator !== undefined) return evaluator
+  const args = words.slice(1).map((word) => word.value)
+  if (name === 'hash' && args.some((arg) => /^-[a-z]*p/.test(arg))) return 'hash -p makes a name run another program'
+  if ((name === 'mapfile' || name === 'readarray') && args.some((arg) => /^-[a-zA-Z]*C/.test(arg))) {
+    return `${name} -C runs a callback command`
+  }
+  if (DECLARERS.has(name) && args.some((arg) => /^[-+][a-zA-Z]*[in]/.test(arg))) {
+    return `${name} -i/-n makes later assignments evaluate arithmetic or rename variables`
+  }
+  if (NAME_TAKERS.has(name) && (name !== 'printf' || args.includes('-v'))) {
+    const subscripted = args.find((arg) => /\[.*[$`]/s.test(arg))
+    if (subscripted !== undefined) return `${name} evaluates the subscript in ${subscripted} as arithmetic`
+  }
+  return undefined
+}
+
+/** Names a builtin assigns (`read x`, `mapfile arr`, `printf -v x`), for the arithmetic check. */
+export function namesAssignedBy(name: string, words: readonly Word[]): string[] {
+  if (!NAME_TAKERS.has(name) || name === 'unset' || name === 'test' || name === '[') return []
+  return words
+    .slice(1)
+    .map((word) => /^([A-Za-z_][A-Za-z0-9_]*)/.exec(word.value)?.[1])
+    .filter((found): found is string => found !== undefined)
+}

@@ -1,0 +1,70 @@
+/**
+ * Shells given a script as a string (`bash -c '…'`, `su -c '…'`): the string is analysed as a
+ * script in turn. A shell reading its commands from standard input or a file is not seen through.
+ */
+import { SELF, unknown } from './peeled.js'
+import type { Peeled, Peeler } from './peeled.js'
+import { isDynamic, literalWord } from './words.js'
+import type { Word } from './words.js'
+
+const SHELL_LONG_ARG = new Set(['--rcfile', '--init-file'])
+
+/**
+ * A reader for the shell `name`, whose scripts are in `dialect`: `bash [options] -c STRING
+ * [name [args]]`. A script file runs as itself; commands from standard input are unseen.
+ */
+export const shell =
+  (name: string, dialect: 'bash' | 'zsh'): Peeler =>
+  (words) => {
+    let commandMode = false
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i]
+      if (word === undefined) break
+      if (isDynamic(word)) return unknown(`an argument of ${name} is computed at run time (${word.raw})`)
+      const text = word.value
+      if (text === '--help' || text === '--version') return SELF
+      if (text === '--' || text === '-') return afterShellOptions(name, dialect, commandMode, words[i + 1])
+      if (SHELL_LONG_ARG.has(text)) i++
+      else if (/^[-+][A-Za-z]+$/.test(text)) {
+        if (text.slice(1).includes('s')) return unknown(`${name} -s reads its commands from standard input`)
+        commandMode ||= text.startsWith('-') && text.includes('c')
+        i += (text.match(/[oO]/g) ?? []).length
+      } else if (!text.startsWith('--')) return afterShellOptions(name, dialect, commandMode, word)
+    }
+    return afterShellOptions(name, dialect, commandMode, undefined)
+  }
+
+function afterShellOptions(
+  name: string,
+  dialect: 'bash' | 'zsh',
+  commandMode: boolean,
+  operand: Word | undefined,
+): Peeled {
+  if (!commandMode) {
+    return operand === undefined
+      ? unknown(`${name} without -c reads its commands from standard input, which is not analysed`)
+      : SELF
+  }
+  if (operand === undefined) return unknown(`${name} -c has no command string`)
+  if (isDynamic(operand)) return unknown(`the command string of ${name} -c is computed at run time (${operand.raw})`)
+  return { kind: 'script', via: `${name} -c`, source: operand.value, dialect }
+}
+
+/** `su [options] [user] -c COMMAND`: the command is a script; without -c su starts a shell. */
+export const su: Peeler = (words) => {
+  const at = words.findIndex((word, i) => i > 0 && (word.value === '-c' || word.value === '--command'))
+  const inline = words.find((word) => word.value.startsWith('--command='))
+  const script = inline !== undefined ? literalWord(inline.value.slice('--command='.length)) : words[at + 1]
+  if ((at < 0 && inline === undefined) || script === undefined)
+    return unknown('su without -c starts a shell, which is not analysed')
+  if (isDynamic(script)) return unknown(`the command su runs is computed at run time (${script.raw})`)
+  return { kind: 'script', via: 'su -c', source: script.value, dialect: 'bash' }
+}
+
+/** zsh expands glob qualifiers (`*(e:…:)`) and `=cmd`, which run code the bash grammar cannot see. */
+export function zshHazard(source: string): string | undefined {
+  if (/[^\s$<>(|&;`'"]\(|(^|[\s;|&(])=\S/.test(source)) {
+    return 'zsh glob qualifiers and =command expansion are not analysed'
+  }
+  return undefined
+}

@@ -1,0 +1,52 @@
+/**
+ * The session.configured event: what a kernel was built with, logged with its first turn so the
+ * log replays on its own (the CLI builds stand-ins for exactly these tools).
+ */
+import type { KernelEventInput } from './events/event.schema.js'
+import type { HooksConfig } from './hooks/config.js'
+import { toolManifest } from './tools/tool-manifest.js'
+import type { Tool } from './tools/tool.types.js'
+import { TOOLKERNEL_VERSION } from './version.js'
+
+export interface SessionSettings {
+  tools: readonly Tool[]
+  cwd: string
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
+  hooks: HooksConfig | undefined
+  maxConcurrency: number
+  messageBudgetChars: number
+  progressLogChars: number
+}
+
+export function sessionConfigured(turnId: string, settings: SessionSettings): KernelEventInput {
+  const { mode, allow, ask, deny } = settings.permissions
+  return {
+    type: 'session.configured',
+    turnId,
+    toolkernel: TOOLKERNEL_VERSION,
+    cwd: settings.cwd,
+    mode,
+    rules: { allow, ask, deny },
+    limits: {
+      maxConcurrency: settings.maxConcurrency,
+      messageBudgetChars: settings.messageBudgetChars,
+      progressLogChars: Number.isFinite(settings.progressLogChars) ? settings.progressLogChars : null,
+    },
+    hooks: hookSummary(settings.hooks),
+    tools: settings.tools.map(toolManifest),
+  }
+}
+
+/** Each matcher group as event, matcher and what runs (commands as written, functions by name). */
+function hookSummary(config: HooksConfig | undefined): Array<{ event: string; matcher: string; hooks: string[] }> {
+  if (config === undefined || config === null || typeof config !== 'object') return []
+  return Object.entries(config).flatMap(([event, groups]) =>
+    (Array.isArray(groups) ? groups : []).map((group: NonNullable<HooksConfig['PreToolUse']>[number]) => ({
+      event,
+      matcher: group.matcher ?? '',
+      hooks: group.hooks.map((hook) =>
+        hook.type === 'command' ? hook.command : `function ${hook.name ?? '(anonymous)'}`,
+      ),
+    })),
+  )
+}

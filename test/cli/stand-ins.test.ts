@@ -1,0 +1,62 @@
+/** A log replays standalone with exactly the tools its session had (session.configured). */
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { toolsForReplay } from '../../src/cli/stand-ins.js'
+import { buildTool, builtinTools, replay } from '../../src/index.js'
+import { TOOLKERNEL_VERSION } from '../../src/version.js'
+import { assistant, testKernel } from '../helpers.js'
+import { readFileSync } from 'node:fs'
+
+/** An app's own tool that happens to be called Read. */
+const AppRead = buildTool({
+  name: 'Read',
+  aliases: ['Fetch'],
+  description: () => 'Reads a record by key.',
+  inputSchema: z.object({ key: z.string() }),
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  call: async ({ key }) => `record ${key}`,
+})
+
+describe('replaying a log with its own tools', () => {
+  it('logs session.configured with the first turn: tools, fingerprints, rules, limits, version', async () => {
+    const kernel = testKernel([AppRead], { permissions: { deny: ['Read'] } })
+    await kernel.runTurn(assistant(['a', 'Read', { key: 'k' }]))
+    await kernel.runTurn(assistant(['b', 'Read', { key: 'k' }]))
+    const configured = kernel.log.read().filter((e) => e.type === 'session.configured')
+    expect(configured).toHaveLength(1)
+    const [event] = configured
+    if (event?.type !== 'session.configured') throw new Error('no session.configured')
+    expect(event.toolkernel).toBe(TOOLKERNEL_VERSION)
+    expect(event.rules.deny).toEqual(['Read'])
+    expect(event.tools.map((t) => [t.name, t.aliases])).toEqual([['Read', ['Fetch']]])
+    expect(event.tools[0]?.schema).toMatch(/^[0-9a-f]{16}$/)
+    expect(kernel.log.read()[event.seq - 1]?.type).toBe('turn.started')
+  })
+
+  it('an app tool named like a built-in replays with a stand-in, not the built-in; no built-in is offered', async () => {
+    const kernel = testKernel([AppRead])
+    await kernel.runTurn(
+      assistant(['a', 'Read', { key: 'k' }], ['b', 'Fetch', { key: 'j' }], ['c', 'Grep', { pattern: 'x' }]),
+    )
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(tools.map((t) => t.name)).toEqual(['Read'])
+    expect(standIns).toEqual(['Read'])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+  })
+
+  it('a built-in the log recorded with the same schema is the built-in itself', async () => {
+    const kernel = testKernel(builtinTools)
+    await kernel.runTurn(assistant(['a', 'Glob', { pattern: '*.none' }]))
+    const { tools, standIns } = toolsForReplay(kernel.log.read(), undefined, builtinTools)
+    expect(standIns).toEqual([])
+    expect(tools).toEqual([...builtinTools])
+  })
+
+  it("the version constant is package.json's", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    expect(TOOLKERNEL_VERSION).toBe(pkg.version)
+  })
+})

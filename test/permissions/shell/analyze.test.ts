@@ -1,0 +1,353 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { loadBashGrammar } from '../../../src/adapters/bash-grammar.js'
+import { analyzeShell } from '../../../src/permissions/shell/analyze.js'
+import type { BashParser, ShellAnalysis, SimpleCommand } from '../../../src/permissions/shell/shell.types.js'
+
+let parser: BashParser
+
+beforeAll(async () => {
+  parser = await loadBashGrammar()
+})
+
+function analysis(command: string): ShellAnalysis {
+  return analyzeShell(command, parser)
+}
+
+function known(command: string): readonly SimpleCommand[] {
+  const result = analysis(command)
+  if (result.kind === 'unknown') throw new Error(`expected ${JSON.stringify(command)} to be known: ${result.reason}`)
+  return result.commands
+}
+
+/** Each command as `name arg…`, in the order found. */
+function lines(command: string): string[] {
+  return known(command).map((cmd) => [cmd.name, ...cmd.args].join(' '))
+}
+
+describe('analyzeShell: separators and structure', () => {
+  // [command, the simple commands it runs]
+  const rows: Array<[string, string[]]> = [
+    ['ls\ntouch X', ['ls', 'touch X']],
+    ['echo a#b; touch X', ['echo a#b', 'touch X']],
+    ['ls # $(rm x)', ['ls']],
+    ['# one\n# two\necho removing\nrm -rf /tmp/t\necho done', ['echo removing', 'rm -rf /tmp/t', 'echo done']],
+    ['a && b || c', ['a', 'b', 'c']],
+    ['a | b |& c', ['a', 'b', 'c']],
+    ['a & b', ['a', 'b']],
+    ['a;b;c', ['a', 'b', 'c']],
+    ['(rm x)', ['rm x']],
+    ['{ rm x; }', ['rm x']],
+    ['(ls | grep x && cat f) || rm f', ['ls', 'grep x', 'cat f', 'rm f']],
+    ['! rm x', ['rm x']],
+    ['if true; then rm x; fi', ['true', 'rm x']],
+    ['if a\nthen b\nelif c; then d\nelse e\nfi', ['a', 'b', 'c', 'd', 'e']],
+    ['while read l; do rm "$l"; done < f', ['read l', 'rm "$l"']],
+    ['until false; do rm x; done', ['false', 'rm x']],
+    ['for f in *; do rm "$f"; done', ['rm "$f"']],
+    ['for ((i=0; i<3; i++)); do echo $i; done', ['echo $i']],
+    ['select x in a b; do rm $x; done', ['rm $x']],
+    ['case $x in a|b) rm x;; *) ls;; esac', ['rm x', 'ls']],
+    ['f() { rm x; }; f', ['rm x', 'f']],
+    ['function g { rm x; }', ['rm x']],
+    ['f() ( rm y )', ['rm y']],
+    ['echo $(rm x)', ['rm x', 'echo $(rm x)']],
+    ['echo `rm x`', ['rm x', 'echo `rm x`']],
+    ['echo "$(rm z)"', ['rm z', 'echo "$(rm z)"']],
+    ['echo `echo \\`rm n\\``', ['rm n', 'echo `rm n`', 'echo `echo \\`rm n\\``']],
+    ['cat <(rm x)', ['rm x', 'cat <(rm x)']],
+    ['tee >(rm y)', ['rm y', 'tee >(rm y)']],
+    ['diff <(ls dir1) <(ls dir2)', ['ls dir1', 'ls dir2', 'diff <(ls dir1) <(ls dir2)']],
+    ['x=$(rm y)', ['rm y', '']],
+    ['a=(1 $(rm x) 3)', ['rm x', '']],
+    ['X=$(rm a) Y=2 ls', ['rm a', 'ls']],
+    ['echo ${x//a/$(rm y)}', ['rm y', 'echo ${x//a/$(rm y)}']],
+    ['[[ $x =~ $(rm a) ]] && ls', ['rm a', 'ls']],
+    ['cat <<< "$(rm h)"', ['rm h', 'cat']],
+    ['cat <<EOF\n$(rm x)\nEOF', ['cat', 'rm x']],
+    ['cat <<EOF\n`rm y` and \\`not this\\`\nEOF', ['cat', 'rm y']],
+    ["cat <<'EOF'\n$(rm z) `rm w`\nEOF", ['cat']],
+    ['cat <<"EOF"\n$(rm z)\nEOF', ['cat']],
+    ['cat <<EOF && rm x\nbody\nEOF', ['cat', 'rm x']],
+    ['echo $((1 + 2))', ['echo $((1 + 2))']],
+    ['local a=$(rm x) b', ['rm x', 'local b']],
+    ['export PATH=/x:$PATH', ['export']],
+    ['unset x', ['unset x']],
+    ['echo ok \\\n  more', ['echo ok more']],
+    ['ls > f a b', ['ls a b']],
+    ['echo "$(<f)"', ['', 'echo "$(<f)"']],
+  ]
+  it.each(rows)('%j runs %j', (command, expected) => {
+    expect(lines(command)).toEqual(expected)
+  })
+})
+
+describe('analyzeShell: words', () => {
+  // [command, name, args]
+  const rows: Array<[string, string, string[]]> = [
+    ['"r"m x', 'rm', ['x']],
+    ['\\rm x', 'rm', ['x']],
+    ['r\\m x', 'rm', ['x']],
+    ["'rm' -f 'a b'", 'rm', ['-f', 'a b']],
+    ['r""m x', 'rm', ['x']],
+    ["$'\\x72m' x", 'rm', ['x']],
+    ["$'r\\155' x", 'rm', ['x']],
+    ["echo $'a\\tb'", 'echo', ['a\tb']],
+    ['echo "a \\"b\\" \\$c \\d"', 'echo', ['a "b" $c \\d']],
+    ['echo "a \\$(rm d)"', 'echo', ['a $(rm d)']],
+    ['/bin/rm -f x', 'rm', ['-f', 'x']],
+    ['/usr/bin/env', 'env', []],
+    ['./x arg', './x', ['arg']],
+    ['bin/rm', 'bin/rm', []],
+    ['~/bin/tool', 'tool', []],
+    ["echo 'rm is not a command'", 'echo', ['rm is not a command']],
+  ]
+  it.each(rows)('%j is %s with %j', (command, name, args) => {
+    const [first] = known(command)
+    expect(first?.name).toBe(name)
+    expect(first?.args).toEqual(args)
+  })
+
+  it('keeps the original text of a path', () => {
+    expect(known('/bin/rm -f x')[0]?.text).toBe('/bin/rm -f x')
+  })
+
+  // [command, dynamic?]
+  const dynamic: Array<[string, boolean]> = [
+    ['rm $HOME/x', true],
+    ['rm *', true],
+    ['echo {a,b}', true],
+    ['echo x{1..3}', true],
+    ['echo $(date)', true],
+    ['echo ~/x', false],
+    ['echo "literal"', false],
+    ["grep -e '*'", false],
+  ]
+  it.each(dynamic)('%j has dynamic arguments: %s', (command, expected) => {
+    expect(known(command).at(-1)?.dynamic).toBe(expected)
+  })
+})
+
+describe('analyzeShell: redirections and assignments', () => {
+  it('reads operators, targets and descriptors', () => {
+    const [cmd] = known('ls > out 2>&1 >> b &> c 2>/dev/null < in')
+    expect(cmd?.redirects).toEqual([
+      { op: '>', target: 'out' },
+      { op: '>&', target: '1', fd: 2 },
+      { op: '>>', target: 'b' },
+      { op: '&>', target: 'c' },
+      { op: '>', target: '/dev/null', fd: 2 },
+      { op: '<', target: 'in' },
+    ])
+  })
+
+  it('applies a group redirection to every command in it', () => {
+    expect(known('{ ls; pwd; } > out').map((cmd) => cmd.redirects)).toEqual([
+      [{ op: '>', target: 'out' }],
+      [{ op: '>', target: 'out' }],
+    ])
+  })
+
+  it('keeps a redirection on a statement that runs nothing', () => {
+    expect(known('[[ -f x ]] > out; ls')[0]).toMatchObject({ name: '', redirects: [{ op: '>', target: 'out' }] })
+  })
+
+  it('records prefix assignments', () => {
+    expect(known('X=1 Y="a b" rm x')[0]?.assignments).toEqual([
+      { name: 'X', value: '1' },
+      { name: 'Y', value: 'a b' },
+    ])
+  })
+
+  it('analyses the command in a variable that holds one', () => {
+    expect(lines("GIT_EDITOR='rm -rf x' git commit")).toEqual(['rm -rf x', 'git commit'])
+    expect(known("GIT_EDITOR='rm -rf x' git commit")[0]?.via).toEqual(['GIT_EDITOR='])
+  })
+})
+
+describe('analyzeShell: wrappers', () => {
+  // [command, inner command, via]
+  const rows: Array<[string, string, string[]]> = [
+    ["bash -c 'rm -rf x'", 'rm -rf x', ['bash -c']],
+    ['bash -lc "rm x"', 'rm x', ['bash -c']],
+    ['bash -ec -- "rm x"', 'rm x', ['bash -c']],
+    ['bash -o pipefail -c "rm x"', 'rm x', ['bash -c']],
+    ['sh -c \'rm "$1"\' _ x', 'rm "$1"', ['sh -c']],
+    ['dash -c "rm x"', 'rm x', ['dash -c']],
+    ["zsh -lc 'rm x'", 'rm x', ['zsh -c']],
+    ['bash -c "bash -c \'rm x\'"', 'rm x', ['bash -c', 'bash -c']],
+    ['env rm', 'rm', ['env']],
+    ['env -i A=1 rm x', 'rm x', ['env']],
+    ['env -u HOME -C /tmp rm x', 'rm x', ['env']],
+    ['/usr/bin/env -i /bin/rm -f x', 'rm -f x', ['env']],
+    ['command rm x', 'rm x', ['command']],
+    ['command -p rm x', 'rm x', ['command']],
+    ['builtin echo hi', 'echo hi', ['builtin']],
+    ['exec rm x', 'rm x', ['exec']],
+    ['exec -a name rm x', 'rm x', ['exec']],
+    ['nohup rm x &', 'rm x', ['nohup']],
+    ['timeout 5 rm', 'rm', ['timeout']],
+    ['timeout -s KILL -k 3 5s rm x', 'rm x', ['timeout']],
+    ['timeout --sig=KILL 5 rm', 'rm', ['timeout']],
+    ['nice -n 5 rm', 'rm', ['nice']],
+    ['nice -5 rm', 'rm', ['nice']],
+    ['nice --adjustment=3 rm', 'rm', ['nice']],
+    ['ionice -c 2 -n 7 rm x', 'rm x', ['ionice']],
+    ['stdbuf -oL rm x', 'rm x', ['stdbuf']],
+    ['stdbuf -o L -e 0 rm x', 'rm x', ['stdbuf']],
+    ['xargs rm', 'rm', ['xargs']],
+    ['xargs -0 -n1 -P 4 rm -f', 'rm -f', ['xargs']],
+    ['xargs -I{} rm {}', 'rm {}', ['xargs']],
+    ['xargs', 'echo', ['xargs']],
+    ['sudo -u root rm', 'rm', ['sudo']],
+    ['sudo -E -H rm x', 'rm x', ['sudo']],
+    ['time rm x', 'rm x', ['time']],
+    ['time -p rm x', 'rm x', ['time']],
+    ['watch -x rm x', 'rm x', ['watch']],
+    ['nocorrect rm x', 'rm x', ['nocorrect']],
+    ['su -c "rm x" root', 'rm x', ['su -c']],
+    ['sudo env PATH=/x nice rm x', 'rm x', ['sudo', 'env', 'nice']],
+    ['xargs -I{} sh -c "rm {}"', 'rm {}', ['xargs', 'sh -c']],
+  ]
+  it.each(rows)('%j runs %j via %j', (command, inner, via) => {
+    const commands = known(command)
+    expect(commands.map((cmd) => [cmd.name, ...cmd.args].join(' '))).toEqual([inner])
+    expect(commands[0]?.via).toEqual(via)
+  })
+
+  it('yields find itself and the command -exec runs', () => {
+    expect(lines('find . -name "*.ts" -exec rm {} + -exec ls {} \\;')).toEqual([
+      'find . -name *.ts -exec rm {} + -exec ls {} ;',
+      'rm {}',
+      'ls {}',
+    ])
+  })
+
+  it('runs each command of a watch string', () => {
+    expect(lines('watch -n 1 "rm x | wc"')).toEqual(['rm x', 'wc'])
+  })
+
+  it('marks the arguments xargs appends', () => {
+    expect(known('xargs rm')[0]?.openArgs).toBe(true)
+    expect(known('rm x')[0]?.openArgs).toBe(false)
+  })
+
+  it('records the wrapper lines for deny rules', () => {
+    expect(known('sudo -u root rm x')[0]?.wrapperLines).toEqual(['sudo -u root rm x'])
+  })
+
+  // Wrappers that run nothing this time are the command themselves.
+  const selves: Array<[string, string]> = [
+    ['env', 'env'],
+    ['env -i', 'env -i'],
+    ['command -v rm', 'command -v rm'],
+    ['nice', 'nice'],
+    ['ionice -p 42', 'ionice -p 42'],
+    ['bash script.sh', 'bash script.sh'],
+    ['find . -name x', 'find . -name x'],
+    ['timeout --help', 'timeout --help'],
+  ]
+  it.each(selves)('%j is the command %j', (command, line) => {
+    expect(lines(command)).toEqual([line])
+  })
+})
+
+describe('analyzeShell: unknown', () => {
+  // [command, a fragment of the reason]
+  const rows: Array<[string, RegExp]> = [
+    ['{rm,-f,x}', /does not parse.*brace/],
+    ['rm${IFS}-f${IFS}x', /computed at run time/],
+    ['$CMD', /computed at run time/],
+    ['${X}', /computed at run time/],
+    ['$(echo rm) x', /computed at run time/],
+    ['"$x" y', /computed at run time/],
+    ['r? x', /computed at run time/],
+    ['""', /empty/],
+    ['', /empty/],
+    ['   ', /empty/],
+    ['# only a comment', /runs nothing/],
+    ['\n\n# two\n# comments\n', /runs nothing/],
+    ['eval rm x', /eval/],
+    ['source ./x.sh', /source/],
+    ['. ./x.sh', /source/],
+    ['exec', /exec without a command/],
+    ['exec 2>&1', /exec without a command/],
+    ['alias ls=rm', /alias/],
+    ['trap "rm x" EXIT', /trap/],
+    ['coproc rm x', /coproc/],
+    ['let x=1', /let/],
+    ['declare -i n=1', /-i/],
+    ['declare -n r=PS4', /-n/],
+    ['hash -p /bin/rm ls', /hash -p/],
+    ['mapfile -C "rm x" arr < f', /callback/],
+    ['enable -f ./lib.so x', /shared library/],
+    ['bash -c "$X"', /computed at run time/],
+    ['sh -c', /no command string/],
+    ['sh', /standard input/],
+    ['cat f | sh', /standard input/],
+    ['bash -s < script', /standard input/],
+    ['env -S "rm x"', /-S/],
+    ['sudo -i rm', /-i/],
+    ['su root', /su without -c/],
+    ['nice -n $N rm', /computed at run time/],
+    ['timeout $T rm', /computed at run time/],
+    ["zsh -c 'ls *(e:rm:)'", /zsh/],
+    ['find . -exec rm {}', /terminating/],
+    ['PS4="\\$(rm x)" bash -xc ls', /PS4/],
+    ['BASH_ENV=./evil bash -c ls', /BASH_ENV/],
+    ['env BASH_FUNC_ls%%="() { rm; }" bash -c ls', /BASH_FUNC_/],
+    ['LD_PRELOAD=./x.so ls', /LD_PRELOAD/],
+    ['GIT_EDITOR="$E" git commit', /computed at run time/],
+    ['x="a[\\$(rm x)]"; echo $((x))', /evaluates the value of x/],
+    ['x="a[\\$(rm y)]"; echo $[x]', /evaluates the value of x/],
+    ['read n; echo $((n))', /evaluates the value of n/],
+    ['for n in $(cat f); do [[ $n -eq 1 ]]; done', /evaluates the value of n/],
+    ['x=PS1; echo ${!x}', /evaluates the value of x/],
+    ['read "a[\\$(rm x)]"', /subscript/],
+    ['printf -v "a[\\$(rm x)]" %s 1', /subscript/],
+    ['echo $"hello"', /\$"/],
+    ['ls $(', /does not parse/],
+    ['echo "unterminated', /does not parse/],
+    ['ls &&', /does not parse/],
+    ['cat 3<> f', /does not parse/],
+    ['ls file?(pat).txt', /does not parse/],
+    ['cat <<EOF\n$(rm x\nEOF', /does not parse|substitution/],
+    ['cat <<EOF\n`rm x\nEOF', /unclosed backquote/],
+    ['! while false; do rm x; done', /reserved word while/],
+    ['! if true; then rm x; fi', /reserved word if/],
+    ['! { rm x; }', /reserved word \{/],
+    ['time while false; do rm x; done', /reserved word while/],
+    ['echo && ! ! rm x', /reserved word !/],
+    ['ls\n\\rm x', /line break/],
+    ['ls; ls \n\\rm x', /line break/],
+    ['ls | ls |& ls\nrm x > /dev/null', /joined two lines/],
+  ]
+  it.each(rows)('%j is unknown (%s)', (command, reason) => {
+    const result = analysis(command)
+    expect(result.kind).toBe('unknown')
+    if (result.kind === 'unknown') expect(result.reason).toMatch(reason)
+  })
+
+  it('is unknown without a parser', () => {
+    expect(analyzeShell('ls', undefined)).toEqual({
+      kind: 'unknown',
+      reason: 'the shell parser is not loaded',
+      source: 'ls',
+    })
+  })
+
+  it('is unknown past the nesting limit', () => {
+    let command = 'rm x'
+    for (let i = 0; i < 12; i++) command = `bash -c "${command.replace(/[\\"$`]/g, '\\$&')}"`
+    expect(analysis(command)).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/nested/) })
+  })
+
+  it('knows a test that runs no program', () => {
+    expect(analysis('[[ -f x ]]')).toEqual({ kind: 'known', commands: [], source: '[[ -f x ]]' })
+    expect(analysis('(( 1 + 1 ))').kind).toBe('known')
+  })
+
+  it('allows arithmetic on variables only arithmetic sets, and on the environment', () => {
+    expect(analysis('for ((i=0; i<3; i++)); do echo $((i * 2)); done').kind).toBe('known')
+    expect(analysis('echo $((HOME))').kind).toBe('known')
+  })
+})
