@@ -35,7 +35,7 @@ const Noop = buildTool({
 async function buildLog(path, events) {
   const clock = { now: () => Date.now() }
   const log = createJsonlLog(path, clock)
-  const kernel = createKernel({ tools: [Noop], clock, log, cwd: tmpdir() })
+  const kernel = createKernel({ tools: [Noop], ports: { clock }, log, cwd: tmpdir() })
   for (let turn = 0; log.read().length < events; turn++) {
     const content = Array.from({ length: 5 }, (_, i) => ({
       type: 'tool_use',

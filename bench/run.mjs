@@ -84,7 +84,7 @@ function kernelRunner(perTurn) {
   const message = { role: 'assistant', content }
   return async (n) => {
     // A fresh log per sample keeps memory flat; its cost is part of what is measured.
-    const kernel = createKernel({ tools: [Noop], ids, log: createMemoryLog({ now: () => Date.now() }) })
+    const kernel = createKernel({ tools: [Noop], ports: { ids }, log: createMemoryLog({ now: () => Date.now() }) })
     for (let i = 0; i < n; i += perTurn) await kernel.runTurn(message)
   }
 }
@@ -102,7 +102,7 @@ const Wait = buildTool({
   isConcurrencySafe: () => true,
   call: () => new Promise((resolve) => setTimeout(() => resolve('done'), 50)),
 })
-const waitKernel = createKernel({ tools: [Wait], ids })
+const waitKernel = createKernel({ tools: [Wait], ports: { ids } })
 const msg = (k) => ({
   role: 'assistant',
   content: Array.from({ length: k }, (_, i) => ({ type: 'tool_use', id: `w${i}`, name: 'Wait', input: {} })),

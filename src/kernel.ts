@@ -22,7 +22,7 @@ import { startTurn, type EarlyStart, type Turn, type TurnControl, type TurnResul
 import { recover } from './replay/recovery.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
 import type { KernelEventInput } from './events/event.schema.js'
-import type { Clock, EventLog, IdGenerator, ResultStore, SessionState, ToolPorts } from './ports/index.js'
+import type { EventLog, ResultStore, SessionState, ToolPorts } from './ports/index.js'
 import { createFileSearch } from './adapters/file-search.js'
 import { nodeFileSystem } from './adapters/node-fs.js'
 import { createDefaultResultStore } from './adapters/result-store.js'
@@ -57,8 +57,6 @@ export interface KernelOptions {
   }
   /** PreToolUse / PostToolUse / PostToolUseFailure hooks: shell commands or in-process functions. */
   hooks?: HooksConfig
-  /** Replaces the hook runner altogether (replay provides recorded outcomes). */
-  hookRunner?: HookRunner
   /** Text progress per call kept in the log before a note replaces the rest. Default 32,000. */
   progressLogChars?: number
   /** Which calls may start while the model is still streaming (DESIGN §3). Default 'safe'. */
@@ -75,10 +73,17 @@ export interface KernelOptions {
    * trailing `*` is a prefix); `set` adds or overrides values.
    */
   environment?: ChildEnvironmentOptions
-  clock?: Clock
-  ids?: IdGenerator
-  /** The file system, shell and file search the built-in tools use. Default: the real ones. */
-  ports?: Partial<Pick<ToolPorts, 'fs' | 'processes' | 'search'>>
+  /**
+   * Every capability the kernel and the tools use, replaceable in one place (tests, replay, an
+   * app's own file system): time, ids, the file system, the shell, file search, and the hook
+   * runner (which replaces running the `hooks` configuration altogether). Default: the real ones.
+   */
+  ports?: KernelPorts
+}
+
+/** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
+export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | 'fs' | 'processes' | 'search'>> {
+  readonly hookRunner?: HookRunner
 }
 
 export interface TurnOptions {
@@ -142,8 +147,8 @@ export function createKernel(options: KernelOptions): Kernel {
 
 /** The kernel with what replay needs to drive recorded turns. Not part of the public surface. */
 export function createKernelInternals(options: KernelOptions): KernelInternals {
-  const clock = options.clock ?? systemClock
-  const ids = options.ids ?? randomIds
+  const clock = options.ports?.clock ?? systemClock
+  const ids = options.ports?.ids ?? randomIds
   const live = new Set<TurnControl>()
   // A failing store stops every running turn (after the append that failed has returned).
   const log = new GuardedLog(options.log ?? createMemoryLog(clock), clock, (reason) =>
@@ -187,7 +192,7 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
       session: mapSession(),
     },
     hooks:
-      options.hookRunner ??
+      options.ports?.hookRunner ??
       createHookRunner(options.hooks, {
         cwd,
         sessionId,

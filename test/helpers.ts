@@ -15,7 +15,13 @@ export const counterIds = () => {
 /** A kernel with a deterministic clock and ids and an in-memory log. */
 export function testKernel(tools: readonly Tool[], options: Partial<KernelOptions> = {}) {
   const clock = fixedClock()
-  return createKernel({ tools, clock, ids: counterIds(), log: createMemoryLog(clock), ...options })
+  const { ports, ...rest } = options
+  return createKernel({
+    tools,
+    log: createMemoryLog(clock),
+    ...rest,
+    ports: { clock, ids: counterIds(), ...ports },
+  })
 }
 
 export function assistant(...uses: Array<[id: string, name: string, input: unknown]>) {

@@ -2,6 +2,7 @@ import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, wri
 import type { Clock, EventLog } from '../ports/index.js'
 import { JsonlLineParser, toJsonLine, type ParsedEnd } from '../events/jsonl.js'
 import { StampingLog } from './memory-log.store.js'
+import { systemClock } from './system.js'
 
 export interface JsonlLogOptions {
   /** fsync after every append: survives a power cut, at a cost. Default false (survives a process crash). */
@@ -20,7 +21,7 @@ export interface JsonlLogOptions {
  * @throws Error when the file holds corrupt lines other than a torn last one (refuse to append
  * to a log we cannot read back); the file is then left as it was.
  */
-export function createJsonlLog(path: string, clock: Clock, options: JsonlLogOptions = {}): EventLog {
+export function createJsonlLog(path: string, clock: Clock = systemClock, options: JsonlLogOptions = {}): EventLog {
   const fd = openSync(path, 'a+')
   let history: JsonlFileContents
   try {

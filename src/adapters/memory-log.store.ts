@@ -1,5 +1,6 @@
 import { Subject, type Observable } from 'rxjs'
 import type { Clock, EventLog } from '../ports/index.js'
+import { systemClock } from './system.js'
 import { EVENT_VERSION, type KernelEvent, type KernelEventInput } from '../events/event.schema.js'
 
 /**
@@ -45,6 +46,6 @@ export class StampingLog implements EventLog {
  * const log = createMemoryLog({ now: () => Date.now() })
  * log.events$.subscribe((e) => console.log(e.type))
  */
-export function createMemoryLog(clock: Clock, history: readonly KernelEvent[] = []): EventLog {
+export function createMemoryLog(clock: Clock = systemClock, history: readonly KernelEvent[] = []): EventLog {
   return new StampingLog(clock, undefined, history)
 }

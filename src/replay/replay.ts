@@ -75,13 +75,16 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
       : {}),
     ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
     maxConcurrency: firstStart?.maxConcurrency ?? 10,
-    clock: { now: () => 0 },
     progressLogChars: Infinity,
-    ids: {
-      next: (prefix) => (prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`),
+    ports: {
+      clock: { now: () => 0 },
+      ids: {
+        next: (prefix) =>
+          prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+      },
+      hookRunner: recordedHooks(now, (event) => void log.append(event)),
     },
     log,
-    hookRunner: recordedHooks(now, (event) => void log.append(event)),
     canUseTool: (request) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
     results: { save: ({ toolUseId }) => now.gates.wait<string>(`save:${toolUseId}`) },
   })

@@ -152,7 +152,7 @@ describe('log content on the terminal', () => {
       },
     })
     const clock = fixedClock()
-    const kernel = createKernel({ tools: [Echo], clock, log: createJsonlLog(hostileLog, clock), cwd: dir })
+    const kernel = createKernel({ tools: [Echo], ports: { clock }, log: createJsonlLog(hostileLog, clock), cwd: dir })
     await kernel.runTurn({
       role: 'assistant',
       content: [

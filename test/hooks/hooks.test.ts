@@ -376,7 +376,7 @@ describe('hooks fail closed before the call', () => {
 
   it('a hook runner that fails before the call blocks it, naming the failure', async () => {
     seen.length = 0
-    const kernel = testKernel([Echo], { hookRunner: throwingRunner(['pre']) })
+    const kernel = testKernel([Echo], { ports: { hookRunner: throwingRunner(['pre']) } })
     const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(seen).toEqual([])
     expect(content(message.content[0])).toBe(
@@ -386,7 +386,7 @@ describe('hooks fail closed before the call', () => {
   })
 
   it('a hook runner that fails after the call is noted, and the result stands', async () => {
-    const kernel = testKernel([Echo], { hookRunner: throwingRunner(['post']) })
+    const kernel = testKernel([Echo], { ports: { hookRunner: throwingRunner(['post']) } })
     const { message, events } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     expect(content(message.content[0])).toBe('echo: x')
     expect(events.find((e) => e.type === 'tool.hooked')).toMatchObject({

@@ -126,7 +126,7 @@ const scenarios: Scenario[] = [
 async function record(scenario: Scenario): Promise<KernelEvent[]> {
   const clock = fixedClock()
   const log = createMemoryLog(clock)
-  const kernel = testKernel(goldenTools, { clock, ids: counterIds(), log, ...scenario.options })
+  const kernel = testKernel(goldenTools, { log, ...scenario.options, ports: { clock, ids: counterIds() } })
   await scenario.run(kernel, new AbortController())
   return [...log.read()]
 }
@@ -135,7 +135,7 @@ async function record(scenario: Scenario): Promise<KernelEvent[]> {
 async function recordCrash(): Promise<KernelEvent[]> {
   const clock = fixedClock()
   const log = createMemoryLog(clock)
-  const kernel = testKernel(goldenTools, { clock, ids: counterIds(), log })
+  const kernel = testKernel(goldenTools, { log, ports: { clock, ids: counterIds() } })
   void kernel.runTurn(
     assistant(
       ['c1', 'Lookup', { key: 'done before the crash' }],

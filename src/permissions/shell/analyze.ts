@@ -4,6 +4,7 @@
  */
 import type { Scope, Shared } from './scope.js'
 import type { BashParser, ShellAnalysis, ShellNode, ShellTree } from './shell.types.js'
+import { setByBash } from './evaluation.js'
 import { fail, ShellUnknown } from './unknown.js'
 import { snippet } from './nodes.js'
 import { visit } from './walk.js'
@@ -53,12 +54,18 @@ function analyzeSource(source: string, scope: Scope): ShellTree {
 }
 
 /**
- * Bash evaluates the value of a variable used in arithmetic (and `${!x}`, `${x@P}`) as code:
+ * Bash evaluates the value of a variable used in arithmetic (and `${!x}`) as code:
  * `x='a[$(rm -rf ~)]'; echo $((x))` runs rm. A variable the command itself sets (other than by
- * arithmetic) and then evaluates is unknown; variables from the environment are the kernel's own.
+ * arithmetic), or one bash sets from the command's own text (`$_`, `$1`, `REPLY`), and then
+ * evaluates is unknown; variables from the environment are the kernel's own.
  */
 function checkEvaluated(shared: Shared): void {
   for (const name of shared.evaluated) {
+    if (setByBash(name)) {
+      fail(
+        `bash evaluates the value of ${name} as arithmetic or a name, and bash sets ${name} from text the command controls`,
+      )
+    }
     if (shared.assigned.has(name)) {
       fail(`bash evaluates the value of ${name} as arithmetic or a name, and the command sets ${name} itself`)
     }

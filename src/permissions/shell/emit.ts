@@ -2,14 +2,14 @@
  * From the words of a simple command to the commands that run: hazards refused, wrappers
  * peeled, scripts given as strings analysed in turn.
  */
-import { assignmentHazard, COMMAND_VALUED, commandHazard, namesAssignedBy } from './hazards.js'
+import { assignmentHazard, COMMAND_VALUED, commandHazard, namesAssignedBy, namesEvaluatedBy } from './hazards.js'
 import { deeper, matchingName, pushCommand, wordsLine } from './scope.js'
 import type { Scope } from './scope.js'
 import type { Redirect } from './shell.types.js'
 import { fail } from './unknown.js'
 import { isDynamic } from './words.js'
 import type { Word, WordAssignment } from './words.js'
-import type { Peeled } from './peeled.js'
+import type { Peeled, Script } from './peeled.js'
 import { zshHazard } from './shell-wrappers.js'
 import { peelWrapper } from './wrappers.js'
 
@@ -80,6 +80,7 @@ export function emitCommand(
   const hazard = commandHazard(name, written.words)
   if (hazard !== undefined) fail(hazard)
   for (const assigned of namesAssignedBy(name, written.words)) scope.shared.assigned.add(assigned)
+  for (const evaluated of namesEvaluatedBy(name, written.words)) scope.shared.evaluated.add(evaluated)
   follow(scope, written, chain, peelWrapper(name, written.words))
 }
 
@@ -104,20 +105,26 @@ function follow(scope: Scope, written: Written, chain: Chain, peeled: Peeled): v
         const hazard = zshHazard(peeled.source)
         if (hazard !== undefined) fail(hazard)
       }
-      const child = deeper(scope, {
-        via: [...chain.via, peeled.via],
-        wrapperLines: [...chain.wrapperLines, line],
-        assignments: written.assignments,
-        redirects: written.redirects,
-      })
-      return scope.shared.analyzeSource(peeled.source, child)
+      return runScript(scope, written, chain, { via: peeled.via, source: peeled.source })
     }
     case 'also': {
       push(scope, written, chain)
       const next = { ...chain, via: [...chain.via, peeled.via], wrapperLines: [...chain.wrapperLines, line] }
       for (const words of peeled.inner) emitCommand(scope, { ...written, words }, next, [])
+      for (const script of peeled.scripts ?? []) runScript(scope, written, chain, script)
     }
   }
+}
+
+/** Analyses a script the command runs through a shell, under the command's wrappers. */
+function runScript(scope: Scope, written: Written, chain: Chain, script: Script): void {
+  const child = deeper(scope, {
+    via: [...chain.via, script.via],
+    wrapperLines: [...chain.wrapperLines, wordsLine(written.words)],
+    assignments: written.assignments,
+    redirects: written.redirects,
+  })
+  scope.shared.analyzeSource(script.source, child)
 }
 
 function push(scope: Scope, written: Written, chain: Chain): void {

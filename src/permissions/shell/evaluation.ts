@@ -3,7 +3,7 @@
  * arithmetic (whose variables' values are themselves evaluated), `${!x}` and `${x@P}`, test
  * operators, and the bodies of unquoted here-documents.
  */
-import { fieldOf, hasUnparsedSubstitution, OPAQUE_LEAVES, snippet } from './nodes.js'
+import { fieldOf, hasUnparsedSubstitution, identifiersIn, OPAQUE_LEAVES, snippet } from './nodes.js'
 import { heredocIsQuoted, readRedirect } from './redirects.js'
 import { deeper, pushCommand } from './scope.js'
 import type { Scope } from './scope.js'
@@ -53,8 +53,10 @@ export function visitTest(node: ShellNode, scope: Scope): void {
     if (expression.type === 'binary_expression' && operator !== undefined && ARITHMETIC_TESTS.has(operator)) {
       for (const side of [...fieldOf(expression, 'left'), ...fieldOf(expression, 'right')]) visitArithmetic(side, scope)
     }
-    if (expression.type === 'unary_expression' && operator === '-v' && /\[.*[$`]/s.test(expression.text)) {
-      fail(`the test ${snippet(expression.text)} evaluates a subscript as arithmetic`)
+    if (expression.type === 'unary_expression' && operator === '-v') {
+      if (/\[.*[$`]/s.test(expression.text))
+        fail(`the test ${snippet(expression.text)} evaluates a subscript as arithmetic`)
+      for (const name of subscriptNames(expression.text)) scope.shared.evaluated.add(name)
     }
     for (const child of expression.children) walk(child)
   }
@@ -62,46 +64,157 @@ export function visitTest(node: ShellNode, scope: Scope): void {
   visitChildren(node, scope)
 }
 
+/**
+ * Names bash itself sets from text the command controls: the last argument of the previous
+ * command (`$_`), what `read`, `mapfile`, `getopts` and `[[ =~ ]]` store when given no name, the
+ * current command line, the positional parameters (`set --`, a function's arguments) and `$-`
+ * (whose letters, `hBc`, are themselves a name). Evaluating one is evaluating the command's text.
+ */
+const SET_BY_BASH = new Set([
+  '_',
+  'REPLY',
+  'MAPFILE',
+  'OPTARG',
+  'BASH_REMATCH',
+  'BASH_COMMAND',
+  'BASH_EXECUTION_STRING',
+  'BASH_ARGV',
+  'BASH_ARGV0',
+  'BASH_SOURCE',
+  'FUNCNAME',
+  'DIRSTACK',
+  'PWD',
+  'OLDPWD',
+  'COPROC',
+  'READLINE_LINE',
+  'COMP_LINE',
+  'COMP_WORDS',
+  '@',
+  '*',
+  '-',
+])
+
+/** Whether bash sets `name` itself from text the command controls (see SET_BY_BASH). */
+export function setByBash(name: string): boolean {
+  return SET_BY_BASH.has(name) || /^\d+$/.test(name)
+}
+
+/** Leaves whose text bash reads as arithmetic once quotes are removed (quotes do not quote there). */
+const ARITHMETIC_TEXT = new Set(['word', 'string_content', 'raw_string', 'ansi_c_string', 'number'])
+
 /** Arithmetic: every variable named in it has its value evaluated as an expression. */
 export function visitArithmetic(node: ShellNode, scope: Scope): void {
   switch (node.type) {
     case 'variable_name':
       scope.shared.evaluated.add(node.text)
       return
-    case 'word':
-      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(node.text)) scope.shared.evaluated.add(node.text)
-      return scope.shared.visit(node, scope)
     case 'simple_expansion':
     case 'expansion':
-    case 'command_substitution':
-      for (const variable of node.children.filter((child) => child.type === 'variable_name')) {
-        scope.shared.evaluated.add(variable.text)
-      }
+      for (const name of namesExpandedIn(node)) scope.shared.evaluated.add(name)
       return scope.shared.visit(node, scope)
+    case 'command_substitution':
+      return fail(
+        `bash evaluates the output of ${snippet(node.text)} as arithmetic, where array subscripts in it run commands`,
+      )
     case 'variable_assignment':
       for (const child of node.children) visitArithmetic(child, scope)
       return
     default:
-      if (node.children.length === 0 && OPAQUE_LEAVES.has(node.type) && hasUnparsedSubstitution(node.text)) {
-        fail(`the text ${snippet(node.text)} contains a substitution the parser did not read`)
-      }
-      for (const child of node.children) visitArithmetic(child, scope)
+      if (node.children.length === 0 && ARITHMETIC_TEXT.has(node.type)) visitArithmeticText(node, scope)
+      else if (node.children.length === 0 && OPAQUE_LEAVES.has(node.type)) checkUnparsed(node)
+      else for (const child of node.children) visitArithmetic(child, scope)
   }
 }
 
-/** `${!x}` and `${x@P}` evaluate x's value; `${x:i:n}` evaluates i and n. */
+/**
+ * A word in arithmetic is an expression: `a[i]` evaluates i. Single quotes do not quote there
+ * (`$(( '$(rm x)' ))` runs rm), so a substitution in quoted text is one the parser did not read.
+ */
+function visitArithmeticText(node: ShellNode, scope: Scope): void {
+  checkUnparsed(node)
+  for (const name of identifiersIn(node.text)) scope.shared.evaluated.add(name)
+  if (node.type === 'word') scope.shared.visit(node, scope)
+}
+
+function checkUnparsed(node: ShellNode): void {
+  if (hasUnparsedSubstitution(node.text)) {
+    fail(`the text ${snippet(node.text)} contains a substitution the parser did not read`)
+  }
+}
+
+/**
+ * The names whose values an expansion puts into arithmetic, where they are evaluated in turn:
+ * the parameter itself and any name in a default or replacement (`${z:-y}` may yield `y`).
+ * `${#x}` is a length, a number.
+ */
+function namesExpandedIn(node: ShellNode): string[] {
+  if (leadingOperator(node) === '#') return []
+  const subject = expansionSubject(node)
+  const names = node.type === 'expansion' ? identifiersIn(node.text.slice(2, -1)) : []
+  return subject === undefined ? names : [subject, ...names]
+}
+
+/** The parameter an expansion names: `x` in `$x`, `${x:-y}`, `${x[1]}` and `${!x}`; `1` in `$1`. */
+function expansionSubject(node: ShellNode): string | undefined {
+  for (const child of node.children) {
+    if (child.type === 'variable_name' || child.type === 'special_variable_name') return child.text
+    if (child.type === 'subscript') return fieldOf(child, 'name')[0]?.text
+  }
+  return undefined
+}
+
+/** `!` in `${!x}`, `#` in `${#x}`: the operator between `${` and the name, if any. */
+function leadingOperator(node: ShellNode): string | undefined {
+  const second = node.children[1]
+  return second?.field === 'operator' ? second.type : undefined
+}
+
+/**
+ * `${!x}` takes x's value as a name, and a name's subscript is evaluated as arithmetic; the
+ * forms that list names or keys (`${!x*}`, `${!x@}`, `${!a[@]}`) do not.
+ */
+function isIndirect(node: ShellNode, operators: readonly string[]): boolean {
+  if (leadingOperator(node) !== '!') return false
+  const subscript = node.children.find((child) => child.type === 'subscript')
+  if (subscript !== undefined) {
+    const index = fieldOf(subscript, 'index')[0]?.text
+    return index !== '@' && index !== '*'
+  }
+  return !(operators.length === 2 && (operators[1] === '*' || operators[1] === '@'))
+}
+
+/**
+ * `${x@P}` expands x's value as a prompt string, which decodes escapes and then runs the command
+ * substitutions the result contains: unknown. `${!x}` evaluates x's value as a name;
+ * `${x=…}` and `${x:=…}` assign x; `${x:i:n}` evaluates i and n as arithmetic. Inside
+ * double quotes single quotes do not quote in `${x:-…}`, so substitutions in them are checked.
+ */
 export function visitExpansion(node: ShellNode, scope: Scope): void {
-  const variable = node.children.find((child) => child.type === 'variable_name')?.text
   const operators = fieldOf(node, 'operator').map((child) => child.type)
-  if (variable !== undefined && (operators[0] === '!' || (operators.includes('@') && operators.includes('P')))) {
-    scope.shared.evaluated.add(variable)
+  if (operators.some((op, i) => op === '@' && operators[i + 1] === 'P') || /@P\}$/.test(node.text)) {
+    fail(`${snippet(node.text)} expands a value as a prompt string, which runs the command substitutions in it`)
+  }
+  const subject = expansionSubject(node)
+  if (subject !== undefined && isIndirect(node, operators)) scope.shared.evaluated.add(subject)
+  if (subject !== undefined && (operators.includes('=') || operators.includes(':='))) {
+    scope.shared.assigned.add(subject)
   }
   let arithmetic = false
   for (const child of node.children) {
     if (child.field === 'operator') arithmetic = child.type === ':'
     else if (arithmetic && child.named) visitArithmetic(child, scope)
-    else scope.shared.visit(child, scope)
+    else {
+      checkSingleQuoted(child)
+      scope.shared.visit(child, scope)
+    }
   }
+}
+
+/** The single-quoted parts of an expansion's word, outside any nested substitution. */
+function checkSingleQuoted(node: ShellNode): void {
+  if (node.type === 'raw_string') return checkUnparsed(node)
+  if (node.type === 'command_substitution' || node.type === 'process_substitution') return
+  for (const child of node.children) checkSingleQuoted(child)
 }
 
 export function visitSubscript(node: ShellNode, scope: Scope): void {
@@ -141,7 +254,7 @@ function analyseBackquotes(text: string, scope: Scope): void {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charAt(i)
     if (ch === '\\') i++
-    else if (ch === '$' && text.charAt(i + 1) === '(' && open < 0) {
+    else if (ch === '$' && '([{'.includes(text.charAt(i + 1)) && text.charAt(i + 1) !== '' && open < 0) {
       fail(`the here-document text ${snippet(text)} contains a substitution the parser did not read`)
     } else if (ch === '`' && open < 0) open = i
     else if (ch === '`') {
@@ -150,4 +263,10 @@ function analyseBackquotes(text: string, scope: Scope): void {
     }
   }
   if (open >= 0) fail(`the here-document text ${snippet(text)} has an unclosed backquote`)
+}
+
+/** The names in the subscript of `a[i+j]` (evaluated as arithmetic when a builtin takes the name). */
+export function subscriptNames(text: string): string[] {
+  const index = /^[^[]*\[(.*)\]/s.exec(text)?.[1]
+  return index === undefined ? [] : identifiersIn(index)
 }

@@ -4,6 +4,7 @@
  * arithmetic. Each is a reason to call a command unknown, or a string to analyse as a script.
  */
 import type { Assignment } from './shell.types.js'
+import { subscriptNames } from './evaluation.js'
 import type { Word } from './words.js'
 
 /** Builtins that run code they receive as data. */
@@ -116,6 +117,17 @@ export function commandHazard(name: string, words: readonly Word[]): string | un
     if (subscripted !== undefined) return `${name} evaluates the subscript in ${subscripted} as arithmetic`
   }
   return undefined
+}
+
+/**
+ * Names a builtin evaluates: the subscript of a name it takes (`read 'a[i]'`, `unset 'a[i]'`) is
+ * arithmetic, so `i`'s value is evaluated in turn.
+ */
+export function namesEvaluatedBy(name: string, words: readonly Word[]): string[] {
+  if (!NAME_TAKERS.has(name)) return []
+  return words
+    .slice(1)
+    .flatMap((word) => (/^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value) ? subscriptNames(word.value) : []))
 }
 
 /** Names a builtin assigns (`read x`, `mapfile arr`, `printf -v x`), for the arithmetic check. */

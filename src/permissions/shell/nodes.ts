@@ -18,12 +18,21 @@ export function snippet(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)
 }
 
-/** An unescaped backquote or `$(` in text the grammar treated as plain. */
+/**
+ * An unescaped backquote, `$(`, `${` or `$[` in text the grammar treated as plain. Bash may
+ * expand such text where the grammar does not (a `[[ =~ ]]` regex, single quotes inside
+ * arithmetic), and `${x@P}`, `${!x}` or `$[x]` there can run commands.
+ */
 export function hasUnparsedSubstitution(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charAt(i)
     if (ch === '\\') i++
-    else if (ch === '`' || (ch === '$' && text.charAt(i + 1) === '(')) return true
+    else if (ch === '`' || (ch === '$' && '([{'.includes(text.charAt(i + 1)) && text.charAt(i + 1) !== '')) return true
   }
   return false
+}
+
+/** The shell names in a piece of arithmetic text (`a[i]+b` names a, i and b; `0x1f` names none). */
+export function identifiersIn(text: string): string[] {
+  return text.match(/(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*/g) ?? []
 }

@@ -19,9 +19,23 @@ export type Peeled =
     }
   /** A shell running a script given as a string (`bash -c '…'`, `watch 'ls | wc'`). */
   | { readonly kind: 'script'; readonly via: string; readonly source: string; readonly dialect: 'bash' | 'zsh' }
-  /** A program that runs itself and also runs these commands (`find -exec`). */
-  | { readonly kind: 'also'; readonly via: string; readonly inner: readonly (readonly Word[])[] }
+  /**
+   * A program that runs itself and also runs these commands (`find -exec`) and scripts (a git
+   * `!`-alias or pager given with `git -c`, which git runs through the shell).
+   */
+  | {
+      readonly kind: 'also'
+      readonly via: string
+      readonly inner: readonly (readonly Word[])[]
+      readonly scripts?: readonly Script[]
+    }
   | { readonly kind: 'unknown'; readonly reason: string }
+
+/** A script a program runs through the shell, and the wrapper name it is reported under. */
+export interface Script {
+  readonly via: string
+  readonly source: string
+}
 
 /** Reads one wrapper's words (the wrapper's own word first). */
 export type Peeler = (words: readonly Word[]) => Peeled

@@ -208,14 +208,24 @@ function visitDeclaration(node: ShellNode, scope: Scope): void {
   emitCommand(scope, { words, assignments, redirects: [], text: node.text })
 }
 
-/** Redirections on a statement apply to every command in it (`{ a; b; } > f`). */
+/**
+ * Redirections on a statement apply to every command in it (`{ a; b; } > f`). A statement of
+ * redirections alone (`> f`, `2>f`, `< in > out`) runs no program but bash still opens every
+ * target (creating or truncating it): it is a command with no name and those redirections.
+ */
 function visitRedirected(node: ShellNode, scope: Scope): void {
   const redirectNodes = fieldOf(node, 'redirect')
   const read = redirectNodes.flatMap(readRedirectDeep)
   const body = fieldOf(node, 'body')[0]
   if (body?.type === 'command') visitCommand(body, scope, read)
   else if (body !== undefined) visitUnder(body, scope, read)
+  else visitBareRedirects(node, scope, read)
   for (const redirect of redirectNodes) visit(redirect, scope)
+}
+
+function visitBareRedirects(node: ShellNode, scope: Scope, read: readonly ReadRedirect[]): void {
+  if (read.some((r) => r.extraArgs.length > 0)) fail(`the redirection in ${snippet(node.text)} has extra words`)
+  emitCommand(scope, { words: [], assignments: [], redirects: read.map((r) => r.redirect), text: node.text })
 }
 
 /** Walks a compound body under redirections; a body that runs nothing still keeps them. */

@@ -7,6 +7,7 @@
 import type { OptionSpec } from './options.js'
 import { afterOptions, has, SELF, unknown, wrapped } from './peeled.js'
 import type { Peeled, Peeler } from './peeled.js'
+import { git } from './git-config.js'
 import { shell, su } from './shell-wrappers.js'
 import { isDynamic, literalWord } from './words.js'
 import type { Word, WordAssignment } from './words.js'
@@ -229,6 +230,7 @@ const PEELERS: Readonly<Record<string, Peeler>> = {
   ksh: shell('ksh', 'bash'),
   zsh: shell('zsh', 'zsh'),
   su,
+  git,
 }
 
 /** Names of the programs `peelWrapper` sees through. */

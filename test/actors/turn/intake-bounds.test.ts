@@ -19,7 +19,7 @@ describe('tool input the log cannot hold', () => {
   it('100,000 nested levels: answered with an error naming the depth, and the JSONL log stays readable', async () => {
     const clock = fixedClock()
     const log = createJsonlLog(join(dir, 'deep.jsonl'), clock)
-    const kernel = testKernel([Echo], { log, clock })
+    const kernel = testKernel([Echo], { log, ports: { clock } })
     const { message } = await kernel.runTurn(
       assistant(['deep', 'Echo', { text: nested(100_000) }], ['ok', 'Echo', { text: 'fine' }]),
     )

@@ -158,6 +158,27 @@ describe('analyzeShell: redirections and assignments', () => {
     ])
   })
 
+  // A statement with no command word still opens its targets: `> X` creates or truncates X.
+  const bare: Array<[string, Array<{ op: string; target: string; fd?: number }>]> = [
+    ['> X', [{ op: '>', target: 'X' }]],
+    ['>>X', [{ op: '>>', target: 'X' }]],
+    ['2>X', [{ op: '>', target: 'X', fd: 2 }]],
+    ['&>X', [{ op: '&>', target: 'X' }]],
+    [
+      '< in > out',
+      [
+        { op: '<', target: 'in' },
+        { op: '>', target: 'out' },
+      ],
+    ],
+    ['>X; ls', [{ op: '>', target: 'X' }]],
+    ['{ >X; }', [{ op: '>', target: 'X' }]],
+    ['>X | cat', [{ op: '>', target: 'X' }]],
+  ]
+  it.each(bare)('reports %j as a command with no name and its redirections', (command, redirects) => {
+    expect(known(command)[0]).toMatchObject({ name: '', args: [], redirects })
+  })
+
   it('analyses the command in a variable that holds one', () => {
     expect(lines("GIT_EDITOR='rm -rf x' git commit")).toEqual(['rm -rf x', 'git commit'])
     expect(known("GIT_EDITOR='rm -rf x' git commit")[0]?.via).toEqual(['GIT_EDITOR='])
@@ -251,6 +272,65 @@ describe('analyzeShell: wrappers', () => {
   })
 })
 
+describe('analyzeShell: git configuration given on the command line', () => {
+  // [command, the simple commands it runs, the wrappers of the last one]
+  const rows: Array<[string, string[], string[]]> = [
+    ["git -c alias.x='!rm V' x", ['git -c alias.x=!rm V x', 'rm V'], ['git -c alias']],
+    ["git -c alias.x='!rm' x V 'a b'", ['git -c alias.x=!rm x V a b', 'rm V a b'], ['git -c alias']],
+    ["git -c Alias.X='!rm' x V", ['git -c Alias.X=!rm x V', 'rm V'], ['git -c alias']],
+    [
+      "git -C repo -c alias.x='!rm V && ls' x",
+      ['git -C repo -c alias.x=!rm V && ls x', 'rm V', 'ls'],
+      ['git -c alias'],
+    ],
+    ["git -c alias.y='!rm W' x", ['git -c alias.y=!rm W x', 'rm W'], ['git -c alias']],
+    ["git -c core.pager='rm V' log", ['git -c core.pager=rm V log', 'rm V'], ['git -c core.pager']],
+    ["git -c core.sshCommand='rm V' fetch", ['git -c core.sshCommand=rm V fetch', 'rm V'], ['git -c core.sshcommand']],
+    ["git -c core.editor='rm V' commit", ['git -c core.editor=rm V commit', 'rm V'], ['git -c core.editor']],
+    [
+      "git -c sequence.editor='rm V' rebase -i",
+      ['git -c sequence.editor=rm V rebase -i', 'rm V'],
+      ['git -c sequence.editor'],
+    ],
+    ["env git -c alias.x='!rm V' x", ['git -c alias.x=!rm V x', 'rm V'], ['env', 'git -c alias']],
+    ['git -c color.ui=always log', ['git -c color.ui=always log'], []],
+    ['git -c user.name=a -c user.email=b commit -m x', ['git -c user.name=a -c user.email=b commit -m x'], []],
+    ['git -c core.quotepath=off status', ['git -c core.quotepath=off status'], []],
+    ['git -C "$DIR" status', ['git -C "$DIR" status'], []],
+    ['git log -c', ['git log -c'], []],
+  ]
+  it.each(rows)('%j runs %j', (command, expected, via) => {
+    const commands = known(command)
+    expect(commands.map((cmd) => [cmd.name, ...cmd.args].join(' '))).toEqual(expected)
+    expect(commands.at(-1)?.via).toEqual(via)
+  })
+
+  // [command, a fragment of the reason]
+  const unknowns: Array<[string, RegExp]> = [
+    ['git -c alias.x=push x', /alias x expands to git arguments/],
+    ['git -c alias.x x', /alias x expands to git arguments/],
+    ['git -c core.fsmonitor=./evil status', /core\.fsmonitor/],
+    ['git -c include.path=./evil log', /include\.path/],
+    ['git -c diff.external=./evil diff', /diff\.external/],
+    ['git -c filter.x.clean=./evil add f', /filter\.x\.clean/],
+    ['git -c credential.helper=./evil fetch', /credential\.helper/],
+    ['git --config-env=alias.x=E x', /--config-env/],
+    ['git --config-env alias.x=E x', /--config-env/],
+    ['git --config-env=core.pager=P log', /--config-env/],
+    ['git -c "$C" log', /computed at run time/],
+    ['git $OPTS log', /computed at run time/],
+    ['git -C $DIR log', /computed at run time/],
+    ['git --exec-path=/tmp/x log', /--exec-path/],
+    ["git -c alias.x='!$CMD' x", /computed at run time|alias/],
+    ["git -c alias.x='!eval rm' x", /eval/],
+  ]
+  it.each(unknowns)('%j is unknown (%s)', (command, reason) => {
+    const result = analysis(command)
+    expect(result.kind).toBe('unknown')
+    if (result.kind === 'unknown') expect(result.reason).toMatch(reason)
+  })
+})
+
 describe('analyzeShell: unknown', () => {
   // [command, a fragment of the reason]
   const rows: Array<[string, RegExp]> = [
@@ -302,6 +382,34 @@ describe('analyzeShell: unknown', () => {
     ['read n; echo $((n))', /evaluates the value of n/],
     ['for n in $(cat f); do [[ $n -eq 1 ]]; done', /evaluates the value of n/],
     ['x=PS1; echo ${!x}', /evaluates the value of x/],
+    ['echo "${v=aa\\140touch X\\140}${v@P}"', /prompt string/],
+    ['echo ${HOME@P}', /prompt string/],
+    ['cat <<E\n${PS1@P}\nE', /prompt string/],
+    ['[[ $a =~ ^${x@P}$ ]]', /the parser did not read/],
+    ['cat <<E\nx $[y]\nE', /the parser did not read/],
+    ['echo "${v=$(cat f)}" $((v))', /evaluates the value of v/],
+    ['echo ${v:=$(cat f)} $((v))', /evaluates the value of v/],
+    ['echo "${a[1]=$(cat f)}" $((a))', /evaluates the value of a/],
+    ["echo 'a[$(rm x)]' >/dev/null; echo $((_))", /value of _/],
+    ["echo 'a[$(rm x)]' >/dev/null; echo $(($_))", /value of _/],
+    ["[[ 'a[$(rm x)]' =~ .* ]]; echo $((BASH_REMATCH))", /value of BASH_REMATCH/],
+    ["read <<< 'a[$(rm x)]'; echo $((REPLY))", /value of REPLY/],
+    ["set -- 'a[$(rm x)]'; echo $(($1))", /value of 1/],
+    ["f() { echo $((${1})); }; f 'a[$(rm x)]'", /value of 1/],
+    ['echo $(($@))', /value of @/],
+    ["hBc='a[$(rm x)]'; echo $(($-))", /value of -/],
+    ["x=('a[$(rm y)]'); echo ${!x[0]}", /evaluates the value of x/],
+    ["x=('a[$(rm y)]'); echo $(( ${x[0]} ))", /evaluates the value of x/],
+    ["y='a[$(rm x)]'; echo $(( ${z:-y} ))", /evaluates the value of y/],
+    ['echo ${!1}', /value of 1/],
+    ["echo $(( '$(rm x)' ))", /the parser did not read/],
+    ["(( '$(rm x)' ))", /the parser did not read/],
+    ["echo $[ '$(rm x)' ]", /the parser did not read/],
+    ["echo ${a['$(rm x)']}", /the parser did not read/],
+    ['echo "${y:-\'$(rm x)\'}"', /the parser did not read/],
+    ["[[ 'a[$(rm x)]' -eq 1 ]]", /the parser did not read/],
+    ["i='b[$(rm x)]'; [[ -v a[i] ]]", /evaluates the value of i/],
+    ["i='b[$(rm x)]'; read 'a[i]' <<< 1", /evaluates the value of i/],
     ['read "a[\\$(rm x)]"', /subscript/],
     ['printf -v "a[\\$(rm x)]" %s 1', /subscript/],
     ['echo $"hello"', /\$"/],
@@ -344,6 +452,12 @@ describe('analyzeShell: unknown', () => {
   it('knows a test that runs no program', () => {
     expect(analysis('[[ -f x ]]')).toEqual({ kind: 'known', commands: [], source: '[[ -f x ]]' })
     expect(analysis('(( 1 + 1 ))').kind).toBe('known')
+  })
+
+  it('still reads the common forms of expansion', () => {
+    expect(lines('arr=(a b); echo "${!arr[@]}" "${arr[1]}"')).toEqual(['', 'echo "${!arr[@]}" "${arr[1]}"'])
+    expect(analysis('arr=(a b); echo $(( ${#arr[@]} - 1 )) ${!arr*} ${x@Q}').kind).toBe('known')
+    expect(analysis('echo ${x:-default} ${v:=1}').kind).toBe('known')
   })
 
   it('allows arithmetic on variables only arithmetic sets, and on the environment', () => {

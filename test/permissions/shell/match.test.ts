@@ -95,6 +95,13 @@ describe('denyMatches: rm:* catches rm wherever it runs', () => {
     'case a in a) rm x;; esac',
     '! rm x',
     'time rm x',
+    "git -c alias.x='!rm V' x",
+    "git -c alias.x='!rm' x V",
+    "git -c core.pager='rm V' log",
+    "git -c core.sshCommand='rm V' fetch",
+    "E='!rm V' git --config-env=alias.x=E x",
+    "set -- 'a[$(rm x)]'; echo $(($1))",
+    "echo ${v='a[$(rm x)]'} $((v))",
   ]
   it.each(commands)('denies %j', (command) => {
     expect(denyMatches('rm:*', analysis(command))).toBe(true)
@@ -122,6 +129,11 @@ describe('denyMatches: rm:* catches rm wherever it runs', () => {
   ]
   it.each(wrapped)('denies git add -A inside %j', (command) => {
     expect(denyMatches('git add -A:*', analysis(command))).toBe(true)
+  })
+
+  it('catches the arguments git appends to a shell alias', () => {
+    expect(denyMatches('rm V a', analysis("git -c alias.x='!rm V' x a"))).toBe(true)
+    expect(denyMatches('rm V a', analysis("git -c alias.x='!rm V' x"))).toBe(false)
   })
 
   it('catches a wrapper named by a rule', () => {
@@ -169,6 +181,10 @@ describe('allowMatches', () => {
     ['ls *', 'ls /p/Bounded\\ Agency*', true],
     ['gh pr create:*', 'gh pr create --body "$(cat x.md)"', false],
     ['ls:*', '[[ -f x ]]', false],
+    ['git:*', "git -c alias.x='!rm V' x", false],
+    ['git:*', "git -c core.pager='rm V' log", false],
+    ['git:*', 'git -c color.ui=always log', true],
+    ['ls:*', '> X', false],
   ]
   it.each(rows)('%j allows %j: %s', (specifier, command, expected) => {
     expect(allowMatches(specifier, analysis(command))).toBe(expected)
