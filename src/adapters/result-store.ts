@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { constants, lstatSync, readFileSync } from 'node:fs'
 import { chmod, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { isAbsolute, join, resolve, sep } from 'node:path'
+import { basename, isAbsolute, join, resolve, sep } from 'node:path'
 import type { ResultKey, ResultStore } from '../ports/index.js'
 
 /**
@@ -127,9 +127,17 @@ async function ensurePrivateDir(root: string): Promise<void> {
 
 /** The text a result store saved, for replay to rebuild a preview; undefined when it is gone. */
 export function readSavedResult(path: string): string | undefined {
+  // A log is input too: replaying an untrusted one must not print any file it names. Only a
+  // regular file (not a link) named the way this store names files, of a size a result can be.
+  if (!SAVED_NAME.test(basename(path))) return undefined
   try {
+    const stat = lstatSync(path)
+    if (!stat.isFile() || stat.size > MAX_SAVED_BYTES) return undefined
     return readFileSync(path, 'utf8')
   } catch {
     return undefined
   }
 }
+
+const SAVED_NAME = /^(stream-)?[A-Za-z0-9_-]{1,100}-[0-9a-f]{12}(-\d+)?\.txt$/
+const MAX_SAVED_BYTES = 256 * 1024 * 1024

@@ -28,6 +28,12 @@ export interface ReplayOptions {
   /** Rules and mode to decide with. Default: those the log recorded (give others to test a rule change). */
   permissions?: KernelOptions['permissions']
   messageBudgetChars?: number
+  /**
+   * Reads back output the recording persisted, to rebuild its preview. Default: only regular
+   * files named as toolkernel's result store names them — a log is input, and replaying an
+   * untrusted one must not print whatever file it names. An app with its own store passes its own.
+   */
+  readResult?: (path: string) => string | undefined
 }
 
 export interface Divergence {
@@ -68,7 +74,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
   const kernel = createKernelInternals({
-    tools: options.tools.map((tool) => recordedTool(tool, now)),
+    tools: options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult)),
     ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
     ...(permissionsOf(options, firstStart) !== undefined
       ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
@@ -192,7 +198,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
-function recordedTool(tool: Tool, now: Current): Tool {
+function recordedTool(tool: Tool, now: Current, readResult: (path: string) => string | undefined): Tool {
   const copy: Tool = Object.create(tool) as Tool
   // What the validator saw of the world is an outside answer: the recorded verdict, at its moment.
   const validation =
@@ -229,18 +235,16 @@ function recordedTool(tool: Tool, now: Current): Tool {
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
       if (output !== null && typeof output === 'object' && PERSISTED in output) {
         const path = (output as { [PERSISTED]: string | undefined })[PERSISTED]
-        return { type: 'tool_result', tool_use_id: toolUseId, content: savedText(path) }
+        return { type: 'tool_result', tool_use_id: toolUseId, content: savedText(path, readResult) }
       }
       return tool.mapToolResultToToolResultBlockParam(output, toolUseId)
     },
   })
 }
 
-function savedText(path: string | undefined): string {
+function savedText(path: string | undefined, readResult: (path: string) => string | undefined): string {
   if (path === undefined) return ''
-  return (
-    readSavedResult(path) ?? `(the persisted output ${path} is no longer there, so replay cannot rebuild its preview)`
-  )
+  return readResult(path) ?? `(the persisted output ${path} is not there to read, so replay cannot rebuild its preview)`
 }
 
 function recordedHooks(now: Current, record: (event: KernelEventInput) => void): HookRunner {

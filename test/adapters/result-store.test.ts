@@ -134,3 +134,20 @@ describe('defaultResultStoreDir', () => {
     expect(defaultResultStoreDir({})).toBe(fallback)
   })
 })
+
+describe('reading a saved result back (replay)', () => {
+  it('reads only regular files named as the store names them: a log cannot make replay print any file', async () => {
+    const { readSavedResult, createDirectoryResultStore: store } = await import('../../src/adapters/result-store.js')
+    const { mkdtempSync, symlinkSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = mkdtempSync(join(tmpdir(), 'tk-saved-'))
+    const path = await store(join(dir, 'store')).save({ turnId: 't', toolUseId: 'toolu_1' }, 'the output')
+    expect(readSavedResult(path)).toBe('the output')
+    writeFileSync(join(dir, 'secret.txt'), 'private')
+    expect(readSavedResult(join(dir, 'secret.txt'))).toBeUndefined()
+    expect(readSavedResult('/etc/passwd')).toBeUndefined()
+    symlinkSync('/etc/passwd', join(dir, 'toolu_2-0123456789ab.txt'))
+    expect(readSavedResult(join(dir, 'toolu_2-0123456789ab.txt'))).toBeUndefined()
+  })
+})

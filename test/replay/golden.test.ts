@@ -175,6 +175,8 @@ describe('golden logs', () => {
       const whole = scenario.name === 'crash-mid-call' ? closeLog(events) : events
       const result = await replay(whole, {
         tools: goldenTools,
+        // This scenario's own store names files by id, in the fixtures.
+        readResult: (path) => (path.startsWith(RESULTS) ? readFileSync(path, 'utf8') : undefined),
         ...(scenario.options?.permissions !== undefined ? { permissions: scenario.options.permissions } : {}),
       })
       expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')

@@ -37,7 +37,12 @@ export interface CallEnv {
   readonly inputError: string | undefined
   /** Created on first use: most calls never look at their signal. */
   controller: AbortController | undefined
-  readonly progress: unknown[]
+  /** The tail of the call's progress as text (what an interrupted result shows), bounded. */
+  partial: string
+  /** Progress events logged for this call so far (see PROGRESS_LOG_EVENTS). */
+  progressEvents: number
+  /** Older progress was dropped from `partial`. */
+  partialCut: boolean
   /** Characters of text progress logged so far (see PROGRESS_LOG_CHARS). */
   progressLogged: number
   /** The turn's message budget, shared by its calls. */
@@ -184,6 +189,10 @@ export function isThenable<T>(value: unknown): value is PromiseLike<T> {
 
 /** Text progress a call may put into the log; past it, the log notes only how much was left out. */
 export const PROGRESS_LOG_CHARS = 32_000
+/** Progress events one call may put into the log; past it, one note, then nothing more. */
+export const PROGRESS_LOG_EVENTS = 1_000
+/** Most of a call's progress kept in memory for an interrupted result (its tail: errors sit at the end). */
+export const PARTIAL_TAIL_CHARS = 10_000
 
 /**
  * Progress as the log keeps it. A command streaming megabytes must not copy them into the log
@@ -197,6 +206,14 @@ function boundProgress(env: CallEnv, data: unknown): unknown {
   if (data.length <= room) return data
   const kept = Math.max(0, room)
   return `${data.slice(0, kept)}[… ${data.length - kept} characters of progress not kept in the log]`
+}
+
+/** The tail of all progress as text, never more than PARTIAL_TAIL_CHARS (plus the marker) in memory. */
+function keepTail(env: CallEnv, data: unknown): void {
+  const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? '')
+  const joined = env.partial + text
+  env.partial = joined.length > PARTIAL_TAIL_CHARS ? joined.slice(-PARTIAL_TAIL_CHARS) : joined
+  env.partialCut ||= joined.length > PARTIAL_TAIL_CHARS
 }
 
 export function controllerOf(env: CallEnv): AbortController {
@@ -218,8 +235,13 @@ export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): 
       ports: services.ports,
       mayRead: (path: string) => services.permissions.mayRead(path),
       onProgress: (data: unknown) => {
-        env.progress.push(data)
-        const logged = boundProgress(env, data)
+        keepTail(env, data)
+        if (env.progressEvents > PROGRESS_LOG_EVENTS) return
+        env.progressEvents++
+        const logged =
+          env.progressEvents > PROGRESS_LOG_EVENTS
+            ? `[… further progress of this call is not logged (more than ${PROGRESS_LOG_EVENTS} reports)]`
+            : boundProgress(env, data)
         services.log.append({ type: 'tool.progress', turnId, toolUseId, data: logged })
         services.onProgress?.(turnId, toolUseId, logged)
       },

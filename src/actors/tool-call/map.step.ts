@@ -18,9 +18,6 @@ const NEVER_RAN = new Set<Failure['code']>([
   'permission_denied',
 ])
 
-/** Most of a partial output the interrupted result keeps (its tail: errors sit at the end). */
-const PARTIAL_TAIL_CHARS = 10_000
-
 /** Builds the block into the call's environment; changes the context only when the mapper fails. */
 export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
   if (context.failure !== null) {
@@ -67,13 +64,11 @@ function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv):
   let content: string
   if (NEVER_RAN.has(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
   else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)
-  else if (failure.code === 'interrupted')
-    content = text.interruptedText(name, failure.message, partialOutput(env.progress))
+  else if (failure.code === 'interrupted') content = text.interruptedText(name, failure.message, partialOutput(env))
   else content = failure.message
   return toolResultBlock(context.toolUseId, content, true)
 }
 
-function partialOutput(progress: readonly unknown[]): string {
-  const joined = progress.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('')
-  return joined.length > PARTIAL_TAIL_CHARS ? `…${joined.slice(-PARTIAL_TAIL_CHARS)}` : joined
+function partialOutput(env: CallEnv): string {
+  return env.partialCut ? `…${env.partial}` : env.partial
 }
