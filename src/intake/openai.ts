@@ -57,9 +57,11 @@ export class OpenAIStreamIntake extends StreamIntake {
     }
     const parsed = ChunkSchema.safeParse(chunk)
     if (!parsed.success) throw new TypeError(`malformed chat.completion.chunk: ${z.prettifyError(parsed.error)}`)
-    if (this.ended) throw new TypeError('chat.completion.chunk after the message ended')
     const choice = parsed.data.choices.find((c) => (c.index ?? 0) === 0)
+    // A chunk without choice 0 carries nothing for us: the usage chunk that `include_usage`
+    // sends after the one with finish_reason is one.
     if (choice === undefined) return
+    if (this.ended) throw new TypeError('chat.completion.chunk after the message ended')
     for (const delta of choice.delta?.tool_calls ?? []) this.#delta(delta)
     if (choice.finish_reason !== undefined && choice.finish_reason !== null)
       this.end(stopReasonOf(choice.finish_reason))

@@ -24,9 +24,17 @@ export interface LogStats {
 }
 
 export function projectStats(events: readonly KernelEvent[]): LogStats {
+  // Keyed by turn and id: the same tool_use id may come back in a later turn.
   const calls = new Map<
     string,
-    { tool: string; requested: number; dispatched?: number; done?: number; outcome: CallTiming['outcome'] }
+    {
+      toolUseId: string
+      tool: string
+      requested: number
+      dispatched?: number
+      done?: number
+      outcome: CallTiming['outcome']
+    }
   >()
   const errorClasses: Record<string, number> = counts()
   const turns = new Set<string>()
@@ -34,9 +42,10 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
   for (const event of events) {
     if (event.type === 'turn.started') turns.add(event.turnId)
     if (!('toolUseId' in event)) continue
-    const call = calls.get(event.toolUseId)
+    const key = `${event.turnId}\u0000${event.toolUseId}`
+    const call = calls.get(key)
     if (event.type === 'tool.requested')
-      calls.set(event.toolUseId, { tool: event.name, requested: event.at, outcome: 'open' })
+      calls.set(key, { toolUseId: event.toolUseId, tool: event.name, requested: event.at, outcome: 'open' })
     else if (call === undefined) continue
     else if (event.type === 'tool.dispatched') call.dispatched = event.at
     else if (event.type === 'tool.result') {
@@ -48,11 +57,11 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
   }
   const byOutcome: Record<string, number> = counts()
   const byTool: Record<string, number> = counts()
-  const timings: CallTiming[] = [...calls].map(([toolUseId, c]) => {
+  const timings: CallTiming[] = [...calls.values()].map((c) => {
     count(byOutcome, c.outcome)
     count(byTool, c.tool)
     return {
-      toolUseId,
+      toolUseId: c.toolUseId,
       tool: c.tool,
       queueMs: c.dispatched === undefined ? undefined : c.dispatched - c.requested,
       runMs: c.dispatched === undefined || c.done === undefined ? undefined : c.done - c.dispatched,

@@ -45,7 +45,8 @@ export function previewOf(text: string, path: string | undefined, saveError?: st
       ? `the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep`
       : `it could not be saved (${saveError ?? 'no result store'}), so only its beginning and end are shown`
   const head = text.slice(0, PREVIEW_CHARS)
-  const tail = text.slice(-PREVIEW_CHARS)
+  // Never overlapping the head: a text shorter than both is shown once.
+  const tail = text.slice(Math.max(head.length, text.length - PREVIEW_CHARS))
   const omitted = text.length - head.length - tail.length
   return [
     `Output too large to show whole (${text.length} characters, ${lines} lines); ${where}.`,

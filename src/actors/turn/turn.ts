@@ -279,10 +279,14 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       return undefined
     }
     const last = history.at(-1)?.seq ?? first - 1
-    const live = log.events$.subscribe((event) => {
-      if (event.turnId !== turnId || event.seq <= last) return
-      subscriber.next(event)
-      if (event.type === 'turn.completed') subscriber.complete()
+    const live = log.events$.subscribe({
+      next: (event) => {
+        if (event.turnId !== turnId || event.seq <= last) return
+        subscriber.next(event)
+        if (event.type === 'turn.completed') subscriber.complete()
+      },
+      // A failing feed must reach the consumer, not hang its `for await`.
+      error: (error: unknown) => subscriber.error(error),
     })
     return () => live.unsubscribe()
   }).pipe(
@@ -296,7 +300,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     push: (event) => (phase === 'open' ? anthropic.push(event) : rejectLate(turnId, phase)),
     // `[DONE]` follows the chunk with finish_reason, which already ended the message.
     pushOpenAI: (chunk) =>
-      phase === 'open' ? openai.push(chunk) : chunk === '[DONE]' ? undefined : rejectLate(turnId, phase),
+      phase === 'open' ? openai.push(chunk) : isTrailer(chunk) ? undefined : rejectLate(turnId, phase),
     addToolUse: (block) => {
       if (phase !== 'open') rejectLate(turnId, phase)
       add(asIncoming(block, nextIndex))
@@ -339,6 +343,16 @@ function voidReasonOf(stopReason: string | null, detail: string | undefined): st
   return stopReason === null
     ? 'the message ended without a stop reason, so calls not yet started were not run'
     : `the message ended with stop reason "${stopReason}" instead of tool use, so calls not yet started were not run`
+}
+
+/**
+ * What an OpenAI stream sends after the chunk that ended the message: `[DONE]`, and with
+ * `stream_options.include_usage` a chunk with no choices and the usage. Not late calls.
+ */
+function isTrailer(chunk: unknown): boolean {
+  if (chunk === '[DONE]') return true
+  const choices = (chunk as { choices?: unknown } | null)?.choices
+  return Array.isArray(choices) && choices.length === 0
 }
 
 export function abortReason(signal: AbortSignal): string {
