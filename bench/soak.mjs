@@ -138,7 +138,9 @@ async function kernelRetention(turns) {
     turns,
     calls,
     events: events.length,
-    keptByKernelBytesPerCall: Math.max(0, Math.round((withKernel - eventsOnly) / calls)),
+    keptByKernelBytesPerCall: Math.round((withKernel - eventsOnly) / calls),
+    heapWithKernelMb: Math.round(withKernel / 1048576),
+    heapEventsOnlyMb: Math.round(eventsOnly / 1048576),
   }
 }
 
@@ -200,7 +202,8 @@ max_tokens) against one kernel and one JSONL log, in ${turns.seconds.toFixed(0)}
   ${turns.events} events here.
 - Kept by the kernel itself, the log's events excluded (${retention.turns} turns, ${retention.calls}
   calls on an in-memory log, the kernel dropped, the events kept): **${retention.keptByKernelBytesPerCall}
-  bytes per call**.
+  bytes per call** (heap ${retention.heapWithKernelMb} MB with the kernel, ${retention.heapEventsOnlyMb} MB with its events
+  alone; a figure near 0, either sign, is within the noise of two heap readings).
 
 | turn | RSS after GC |
 |---|---|

@@ -1,5 +1,7 @@
 /** Shared pieces of the property tests: tools timed by fast-check's scheduler, and log checks. */
 import fc from 'fast-check'
+import { stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { expect } from 'vitest'
 import { z } from 'zod'
 import { buildTool, parseJsonl, projectMessages, toJsonLine, type HooksConfig, type KernelEvent } from '../src/index.js'
@@ -45,6 +47,12 @@ export function makeTools(s: fc.Scheduler, cap: number) {
       description: () => name,
       inputSchema: Input,
       interruptBehavior: () => (name === 'Cancel' ? 'cancel' : 'block'),
+      // A validator that awaits real I/O for some calls: replay must feed back its answer and know
+      // when the engine is idle from the engine, not from counting ticks.
+      validateInput: async (input: In) => {
+        if (input.progress === 1) await stat(tmpdir())
+        return { result: true }
+      },
       isConcurrencySafe: (input: In) => {
         if (input.throwsInPredicate) throw new Error('predicate bug')
         return input.safe
