@@ -10,7 +10,7 @@ import { randomIds, systemClock } from './adapters/system.js'
 import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-env.js'
 import type { HookRunner } from './hooks/hook-runner.js'
 import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
-import { compileRules, deniedOutright, type RuleConfig } from './permissions/ruleset.js'
+import { compileRules, deniedOutright, type RuleConfig, type RuleSet } from './permissions/ruleset.js'
 import { Grants } from './permissions/grants.js'
 import { DEFAULT_PROTECTED_NAMES, type PathJudge } from './permissions/paths.js'
 import { realPathOf } from './adapters/real-path.js'
@@ -156,83 +156,10 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
       for (const turn of live) turn.interrupt('fail', reason)
     }),
   )
-  const registry = new ToolRegistry(assertTools(options.tools))
-  const maxConcurrency = resolveMaxConcurrency(options.maxConcurrency, process.env.TOOLKERNEL_MAX_CONCURRENCY)
-  const cwd = options.cwd ?? process.cwd()
-  const mode = options.permissions?.mode ?? 'default'
-  if (!PERMISSION_MODES.includes(mode))
-    throw new Error(
-      `createKernel: permissions.mode must be one of ${PERMISSION_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
-    )
-  const protect = options.permissions?.protect ?? []
-  const judge: PathJudge = {
-    cwd,
-    realPath: realPathOf,
-    protectedNames: [...DEFAULT_PROTECTED_NAMES, ...protect.filter((p) => !isAbsolute(p))],
-    protectedDirs: protect.filter((p) => isAbsolute(p)),
-  }
-  const rules = compileRules(options.permissions, registry.tools, judge)
-  const record = (event: KernelEventInput): void => void log.append(event)
-  const sessionId = ids.next('session')
-  const results = options.results ?? createDefaultResultStore()
-  const services: CallServices = {
-    registry,
-    offeredTools: registry.tools.filter((tool) => !deniedOutright(rules, tool)).map((tool) => tool.name),
-    log,
-    cwd,
-    ports: {
-      results,
-      clock,
-      ids,
-      fs: options.ports?.fs ?? nodeFileSystem,
-      processes:
-        options.ports?.processes ??
-        createProcessRunner(options.environment !== undefined ? { env: options.environment } : {}),
-      search: options.ports?.search ?? createFileSearch(),
-      session: mapSession(),
-    },
-    hooks:
-      options.ports?.hookRunner ??
-      createHookRunner(options.hooks, {
-        cwd,
-        sessionId,
-        permissionMode: mode,
-        record,
-        ...(options.environment !== undefined ? { environment: options.environment } : {}),
-      }),
-    // Grants live in the log: a kernel over a resumed log honours the ones given before.
-    permissions: createPermissionPolicy({
-      rules,
-      mode,
-      cwd,
-      judge,
-      grants: Grants.fromLog(log.read(), judge),
-      canUseTool: options.canUseTool,
-      record,
-    }),
-    results,
-    progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
-  }
+  const config = resolveConfig(options)
+  const services = buildServices(options, config, log, { clock, ids })
+  const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine()
-
-  const earlyStart = options.earlyStart ?? 'safe'
-  const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
-  const permissionConfig = {
-    mode,
-    allow: [...(options.permissions?.allow ?? [])],
-    ask: [...(options.permissions?.ask ?? [])],
-    deny: [...(options.permissions?.deny ?? [])],
-  }
-  // Shell commands are judged from a real bash grammar (WebAssembly, loaded once per process):
-  // turns wait for it, so no decision is ever made without it. A grammar that fails to load
-  // leaves every command unknown — asked about, never allowed by a rule.
-  const grammar =
-    registry.tools.some((tool) => tool.shellCommand !== undefined) && installedBashParser() === undefined
-      ? loadBashGrammar().then(
-          () => undefined,
-          () => undefined,
-        )
-      : undefined
   const turnDeps = () => ({
     ready: installedBashParser() === undefined ? grammar : undefined,
     logFailure: () => log.failure,
@@ -240,20 +167,12 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     log,
     services,
     machine,
-    maxConcurrency,
-    messageBudget,
-    permissions: permissionConfig,
+    maxConcurrency: config.maxConcurrency,
+    messageBudget: config.messageBudget,
+    permissions: config.permissions,
   })
 
   let configured = false
-  const settings = {
-    tools: registry.tools,
-    cwd,
-    hooks: options.hooks,
-    maxConcurrency,
-    messageBudgetChars: messageBudget,
-    progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
-  }
   /** A turn the kernel tracks while it runs, so a failing log can stop it. */
   const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
     if (log.failure !== undefined) {
@@ -264,7 +183,7 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     const turn = startTurn(turnDeps(), { mode, earlyStart: early })
     if (!configured) {
       configured = true
-      log.append(sessionConfigured(turn.turnId, { ...settings, permissions: permissionConfig }))
+      log.append(sessionConfigured(turn.turnId, { ...config, tools: config.registry.tools, hooks: options.hooks }))
     }
     live.add(turn)
     void turn.result().then(() => live.delete(turn))
@@ -286,8 +205,8 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
 
   return {
     log,
-    tools: registry.tools,
-    apiTools: () => toAPIFormat(registry.tools.filter((tool) => !deniedOutright(rules, tool))),
+    tools: config.registry.tools,
+    apiTools: () => toAPIFormat(config.registry.tools.filter((tool) => !deniedOutright(config.rules, tool))),
     runTurn,
     openTurn: open,
     ready: async () => {
@@ -298,11 +217,127 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
       return createKernelInternals({ ...options, log: stored })
     },
     startTurn: (turnOptions = {}) => {
-      const turn = open('stream', turnOptions.earlyStart ?? earlyStart)
+      const turn = open('stream', turnOptions.earlyStart ?? config.earlyStart)
       turn.attach(turnOptions.signal)
       return turn
     },
   }
+}
+
+/** Everything decided from the options alone, checked once: what cannot work throws here. */
+interface KernelConfig {
+  registry: ToolRegistry
+  cwd: string
+  mode: PermissionMode
+  maxConcurrency: number
+  earlyStart: EarlyStart
+  messageBudget: number
+  messageBudgetChars: number
+  progressLogChars: number
+  judge: PathJudge
+  rules: RuleSet
+  /** The rules as written, recorded in the log for replay. */
+  permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
+}
+
+function resolveConfig(options: KernelOptions): KernelConfig {
+  const registry = new ToolRegistry(assertTools(options.tools))
+  const cwd = options.cwd ?? process.cwd()
+  const mode = options.permissions?.mode ?? 'default'
+  if (!PERMISSION_MODES.includes(mode))
+    throw new Error(
+      `createKernel: permissions.mode must be one of ${PERMISSION_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    )
+  const protect = options.permissions?.protect ?? []
+  const judge: PathJudge = {
+    cwd,
+    realPath: realPathOf,
+    protectedNames: [...DEFAULT_PROTECTED_NAMES, ...protect.filter((p) => !isAbsolute(p))],
+    protectedDirs: protect.filter((p) => isAbsolute(p)),
+  }
+  const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
+  return {
+    registry,
+    cwd,
+    mode,
+    maxConcurrency: resolveMaxConcurrency(options.maxConcurrency, process.env.TOOLKERNEL_MAX_CONCURRENCY),
+    earlyStart: options.earlyStart ?? 'safe',
+    messageBudget,
+    messageBudgetChars: messageBudget,
+    progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
+    judge,
+    rules: compileRules(options.permissions, registry.tools, judge),
+    permissions: {
+      mode,
+      allow: [...(options.permissions?.allow ?? [])],
+      ask: [...(options.permissions?.ask ?? [])],
+      deny: [...(options.permissions?.deny ?? [])],
+    },
+  }
+}
+
+/** The ports, hook runner and permission policy every call of this kernel uses. */
+function buildServices(
+  options: KernelOptions,
+  config: KernelConfig,
+  log: GuardedLog,
+  { clock, ids }: Pick<ToolPorts, 'clock' | 'ids'>,
+): CallServices {
+  const { registry, rules, mode, cwd, judge } = config
+  const record = (event: KernelEventInput): void => void log.append(event)
+  const sessionId = ids.next('session')
+  const env = options.environment
+  const results = options.results ?? createDefaultResultStore()
+  return {
+    registry,
+    offeredTools: registry.tools.filter((tool) => !deniedOutright(rules, tool)).map((tool) => tool.name),
+    log,
+    cwd,
+    ports: {
+      results,
+      clock,
+      ids,
+      fs: options.ports?.fs ?? nodeFileSystem,
+      processes: options.ports?.processes ?? createProcessRunner(env !== undefined ? { env } : {}),
+      search: options.ports?.search ?? createFileSearch(),
+      session: mapSession(),
+    },
+    hooks:
+      options.ports?.hookRunner ??
+      createHookRunner(options.hooks, {
+        cwd,
+        sessionId,
+        permissionMode: mode,
+        record,
+        ...(env !== undefined ? { environment: env } : {}),
+      }),
+    // Grants live in the log: a kernel over a resumed log honours the ones given before.
+    permissions: createPermissionPolicy({
+      rules,
+      mode,
+      cwd,
+      judge,
+      grants: Grants.fromLog(log.read(), judge),
+      canUseTool: options.canUseTool,
+      record,
+    }),
+    results,
+    progressLogChars: config.progressLogChars,
+  }
+}
+
+/**
+ * Shell commands are judged from a real bash grammar (WebAssembly, loaded once per process):
+ * turns wait for it, so no decision is ever made without it. A grammar that fails to load leaves
+ * every command unknown — asked about, never allowed by a rule.
+ */
+function loadShellGrammar(registry: ToolRegistry): Promise<void> | undefined {
+  if (!registry.tools.some((tool) => tool.shellCommand !== undefined) || installedBashParser() !== undefined)
+    return undefined
+  return loadBashGrammar().then(
+    () => undefined,
+    () => undefined,
+  )
 }
 
 function mapSession(): SessionState {
