@@ -8,6 +8,12 @@ import ignore from 'ignore'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { homedir } from 'node:os'
 
+/**
+ * Whether the platform's file systems usually ignore letter case (macOS, Windows). Elsewhere a
+ * rule for ./src must not also allow ./SRC, which is another directory there.
+ */
+const CASE_INSENSITIVE_FS = process.platform === 'darwin' || process.platform === 'win32'
+
 export type RuleBehavior = 'allow' | 'ask' | 'deny'
 
 export interface PermissionRule {
@@ -70,5 +76,5 @@ export function matchesPath(specifier: string, path: string, cwd: string): boole
     pattern = pattern.slice(2)
   }
   const rel = insideOf(base, isAbsolute(path) ? path : resolve(cwd, path))
-  return rel !== undefined && rel !== '' && ignore().add(pattern).ignores(rel)
+  return rel !== undefined && rel !== '' && ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(pattern).ignores(rel)
 }

@@ -283,3 +283,14 @@ describe('the permission step through the kernel', () => {
     expect(kernel.apiTools().map((t) => t.name)).toEqual(['Read', 'Edit'])
   })
 })
+
+describe('path rules and letter case', () => {
+  it.skipIf(process.platform === 'darwin' || process.platform === 'win32')(
+    'on a case-sensitive file system a path rule matches only the case it names',
+    () => {
+      expect(matchesPath('./src/**', '/work/proj/src/a.ts', cwd)).toBe(true)
+      expect(matchesPath('./src/**', '/work/proj/SRC/a.ts', cwd)).toBe(false)
+      expect(matchesPath('*.env', '/work/proj/PROD.ENV', cwd)).toBe(false)
+    },
+  )
+})
