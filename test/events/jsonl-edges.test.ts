@@ -1,0 +1,87 @@
+/**
+ * The JSONL reader's edges, each against zod's own verdict: the fast path may only ever accept
+ * what the schema accepts, unchanged, and the slow path's messages name what is wrong and where.
+ */
+import { describe, expect, it } from 'vitest'
+import { EVENT_VERSION, KernelEventSchema, parseJsonl, toJsonLine, type KernelEvent } from '../../src/index.js'
+import { fastParseEvent, upgrade, UPGRADES } from '../../src/events/jsonl.js'
+
+const base = { v: EVENT_VERSION, seq: 0, at: 1, turnId: 't' }
+const dispatched = { ...base, type: 'tool.dispatched', toolUseId: 'a', batch: 0, running: 1 }
+const ended = { ...base, type: 'turn.ended', stopReason: null }
+
+/** The fast path agrees with zod: the same event back when zod accepts it unchanged, else nothing. */
+function agrees(candidate: unknown): void {
+  const zod = KernelEventSchema.safeParse(candidate)
+  const fast = fastParseEvent(candidate)
+  if (fast !== undefined) {
+    expect(zod.success, `fast path accepted what zod rejects: ${JSON.stringify(candidate)}`).toBe(true)
+    expect(fast).toEqual(zod.success ? zod.data : undefined)
+  }
+}
+
+describe('the fast path accepts nothing the schema rejects', () => {
+  const variants: unknown[] = [
+    dispatched,
+    { ...dispatched, batch: -1 },
+    { ...dispatched, batch: 0.5 },
+    { ...dispatched, batch: '0' },
+    { ...dispatched, running: Number.MAX_SAFE_INTEGER + 2 },
+    { ...dispatched, seq: -1 },
+    { ...dispatched, extra: true },
+    { ...dispatched, toolUseId: undefined },
+    { ...dispatched, type: 'tool.nope' },
+    ended,
+    { ...ended, stopReason: 'tool_use' },
+    { ...ended, stopReason: undefined },
+    { ...ended, stopReason: 3 },
+    { ...base, type: 'turn.completed', results: 0 },
+    { ...base, type: 'turn.completed', results: -0.5 },
+    { ...base, type: 'tool.queued', toolUseId: 'a', safe: true },
+    { ...base, type: 'tool.queued', toolUseId: 'a', safe: 'yes' },
+    { ...base, type: 'tool.queued', toolUseId: 'a', safe: false, reason: 'unsafe' },
+    { ...base, type: 'tool.queued', toolUseId: 'a', safe: false, reason: null },
+    null,
+    [],
+    'turn.started',
+    7,
+  ]
+  it.each(variants.map((v) => [JSON.stringify(v) ?? String(v), v]))('%s', (_, candidate) => agrees(candidate))
+})
+
+describe('lines that are not events', () => {
+  it('skips blank and whitespace-only lines, refuses JSON that is not an object, names the field at fault', () => {
+    const good = toJsonLine(dispatched as KernelEvent)
+    const parsed = parseJsonl(
+      `\n   \n${good}\t\n[]\n7\nnull\n${JSON.stringify({ ...dispatched, batch: 'x' })}\n${good}`,
+    )
+    expect(parsed.events).toHaveLength(2)
+    expect(parsed.corrupt.map((c) => c.line)).toEqual([5, 6, 7, 8])
+    expect(parsed.corrupt[0]?.message).toMatch(/^not a toolkernel event/)
+    expect(parsed.corrupt[3]?.message).toMatch(/^not a toolkernel event at batch: /)
+  })
+
+  it('an event from a newer toolkernel, or an older version without an upgrade path, says so', () => {
+    expect(upgrade({ ...dispatched, v: EVENT_VERSION + 1 })).toBe(
+      `written by a newer toolkernel (event version ${EVENT_VERSION + 1}; this one reads up to ${EVENT_VERSION})`,
+    )
+    expect(upgrade({ ...dispatched, v: 0 })).toBe(`event version 0 has no upgrade path to ${EVENT_VERSION}`)
+    expect(upgrade({ ...dispatched, v: 'one' })).toEqual({ ...dispatched, v: 'one' })
+    expect(upgrade([1])).toEqual([1])
+    expect(upgrade(null)).toBe(null)
+  })
+
+  it('upgrades an older event step by step, each step bumping the version', () => {
+    const seen: number[] = []
+    UPGRADES[0] = (event) => {
+      seen.push(event.v as number)
+      return { ...event, running: 1, batch: 0 }
+    }
+    try {
+      expect(upgrade({ ...base, v: 0, type: 'tool.dispatched', toolUseId: 'a' })).toEqual(dispatched)
+      expect(seen).toEqual([0])
+    } finally {
+      delete UPGRADES[0]
+    }
+  })
+})
