@@ -23,6 +23,8 @@ export interface RecordedCall {
   /** The hook.finished events as recorded, re-appended by the replayed runner. */
   hookEvents: { pre: Array<EventOf<'hook.finished'>>; post: Array<EventOf<'hook.finished'>> }
   hooked: { pre: boolean; post: boolean }
+  /** What each hook step decided as a whole (`tool.hooked`): all an app's own hook runner leaves. */
+  hookedEvents: { pre?: EventOf<'tool.hooked'>; post?: EventOf<'tool.hooked'> }
   answer?: PermissionAnswer
   persistedAt?: string
 }
@@ -45,6 +47,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
           hooks: { pre: [], post: [] },
           hookEvents: { pre: [], post: [] },
           hooked: { pre: false, post: false },
+          hookedEvents: {},
         }),
       )
     return entry
@@ -82,6 +85,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         break
       case 'tool.hooked':
         entry.hooked[event.phase] = true
+        entry.hookedEvents[event.phase] = event
         break
       case 'hook.finished':
         entry.hooks[event.phase].push(hookResult(event, entry.hooks[event.phase].length))

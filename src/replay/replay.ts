@@ -9,7 +9,7 @@
 import type { EventOf, KernelEvent, KernelEventInput } from '../events/event.schema.js'
 import { createMemoryLog } from '../adapters/memory-log.store.js'
 import { readSavedResult } from '../adapters/result-store.js'
-import type { HookRunner } from '../hooks/hook-runner.js'
+import type { HookOutcome, HookRunner } from '../hooks/hook-runner.js'
 import type { TurnControl } from '../actors/turn/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
@@ -214,8 +214,16 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
           },
         }
   return Object.assign(copy, validation, {
-    checkPermissions: (input: unknown, context: Parameters<Tool['checkPermissions']>[1]) =>
-      now.activity.track(tool.checkPermissions(input, context)),
+    // The current tool's own check decides, but an asynchronous one answers at the moment the
+    // log recorded its verdict (it may have looked at the world, and its timing is an outside fact).
+    checkPermissions: (input: unknown, context: Parameters<Tool['checkPermissions']>[1]) => {
+      const answer = tool.checkPermissions(input, context)
+      if (!isThenable(answer)) return answer
+      return now.activity.track(answer).then(async (verdict) => {
+        await now.gates.wait(`check:${context.toolUseId}`)
+        return verdict
+      })
+    },
     // The recorded answer, at the recorded moment: progress first, then the output or the error.
     call: async (_input: unknown, context: { toolUseId: string; onProgress(data: unknown): void }) => {
       now.gates.sink(context.toolUseId, (data) => context.onProgress(data))
@@ -257,9 +265,34 @@ function recordedHooks(now: Current, record: (event: KernelEventInput) => void):
         const { v: _v, seq: _seq, at: _at, ...input } = event
         record(input)
       }
-      return combineHookResults(recorded?.hooks[request.phase] ?? [], request.phase)
+      const results = recorded?.hooks[request.phase] ?? []
+      const step = recorded?.hookedEvents[request.phase]
+      // An app's own hook runner logs no hook.finished: the step's recorded outcome is the answer.
+      if (results.length === 0 && step !== undefined) return outcomeOf(step)
+      return combineHookResults(results, request.phase)
     },
   }
+}
+
+/** A hook step's recorded outcome as the runner would have answered it. */
+function outcomeOf(event: EventOf<'tool.hooked'>): HookOutcome {
+  const outcome: HookOutcome = { outcome: event.outcome, systemMessages: [...(event.systemMessages ?? [])], errors: [] }
+  if (event.reason !== undefined) outcome.reason = event.reason
+  if (event.decision !== undefined) outcome.decision = event.decision
+  if (event.updatedInput !== undefined) outcome.updatedInput = event.updatedInput as Record<string, unknown>
+  if (event.additionalContext !== undefined) outcome.additionalContext = event.additionalContext
+  return outcome
+}
+
+/**
+ * The blocks an interruption cut off, as the log recorded them right after it: each one's
+ * tool.requested and tool.queued, which the interruption itself hands on (not the walk).
+ */
+function flushedRun(recorded: readonly KernelEvent[], at: number): KernelEvent[] {
+  const run: KernelEvent[] = []
+  for (let j = at + 1; recorded[j]?.type === 'tool.requested' || recorded[j]?.type === 'tool.queued'; j++)
+    run.push(recorded[j] as KernelEvent)
+  return run
 }
 
 function groupTurns(events: readonly KernelEvent[]): KernelEvent[][] {
@@ -302,8 +335,7 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
     const event = recorded[i] as KernelEvent
     if (event.type === 'turn.recovered') break
     drive(event, recorded, i, turn, controller, gates, started.mode, recording)
-    if (event.type === 'turn.aborted' || event.type === 'turn.discarded')
-      while (recorded[i + 1]?.type === 'tool.requested') i++
+    if (event.type === 'turn.aborted' || event.type === 'turn.discarded') i += flushedRun(recorded, i).length
     await settle()
   }
   // A divergence may leave the replay waiting for an answer the log does not have: stop it.
@@ -341,9 +373,9 @@ function drive(
       return
     case 'turn.aborted':
     case 'turn.discarded': {
-      const flushed: IncomingToolUse[] = []
-      for (let j = i + 1; recorded[j]?.type === 'tool.requested'; j++)
-        flushed.push(incoming(recorded[j] as EventOf<'tool.requested'>))
+      const flushed = flushedRun(recorded, i)
+        .filter((e): e is EventOf<'tool.requested'> => e.type === 'tool.requested')
+        .map(incoming)
       if (mode === 'batch' && event.type === 'turn.aborted') {
         if (!controller.signal.aborted) controller.abort(event.reason)
       } else turn.interrupt(event.type === 'turn.aborted' ? 'abort' : 'discard', event.reason, flushed)
@@ -374,8 +406,12 @@ function drive(
     case 'tool.hooked':
       gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
       return
+    case 'permission.requested':
+      gates.release(`check:${event.toolUseId}`, true)
+      return
     case 'permission.granted':
     case 'tool.permitted':
+      gates.release(`check:${event.toolUseId}`, true)
       if (event.type === 'permission.granted' || event.source === 'user')
         gates.release(`perm:${event.toolUseId}`, recording.calls.get(event.toolUseId)?.answer)
       return
@@ -400,6 +436,8 @@ function normal(event: KernelEvent | KernelEventInput): string {
   if (rest.type === 'turn.started') {
     delete (rest as { permissions?: unknown }).permissions
     delete (rest as { cwd?: unknown }).cwd
+    // Read back from the log when present, defaulted when an older log lacks it: not a decision.
+    delete (rest as { earlyStart?: unknown }).earlyStart
   }
   // Which hooks matched is configuration read back from the log (older logs lack it), not a decision.
   if (rest.type === 'tool.parsed') delete (rest as { hooks?: unknown }).hooks

@@ -235,6 +235,9 @@ export function toolContextOf(env: CallEnv, turnId: string, toolUseId: string): 
       ports: services.ports,
       mayRead: (path: string) => services.permissions.mayRead(path),
       onProgress: (data: unknown) => {
+        // A tool that goes on after its call was answered (a block tool in a discarded turn)
+        // reports to no one: the log must not get events after the call's result.
+        if (env.emitted) return
         keepTail(env, data)
         if (env.progressEvents > PROGRESS_LOG_EVENTS) return
         env.progressEvents++

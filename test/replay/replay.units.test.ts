@@ -1,0 +1,640 @@
+/**
+ * Re-execution replay, piece by piece: the divergence report, the configuration a log replays
+ * with, streaming and batch turns (aborted, discarded, cut off), and each outside answer fed back
+ * at its recorded moment. Logs are recorded with real kernels, then edited to make divergences.
+ */
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createMemoryLog, recover, replay, type KernelEvent, type ReplayResult, type Tool } from '../../src/index.js'
+import type { HookRunner } from '../../src/hooks/hook-runner.js'
+import { assistant, Echo, fixedClock, testKernel } from '../helpers.js'
+import {
+  deferred,
+  edited,
+  expectOk,
+  Guarded,
+  holdTool,
+  reseq,
+  shown,
+  slowCheckedTool,
+  stream,
+  SyncChecked,
+  Watch,
+  without,
+  Writer,
+} from './units-helpers.js'
+
+const dirs: string[] = []
+const tempDir = () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'toolkernel-replay-')))
+  dirs.push(dir)
+  return dir
+}
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+
+const divergenceOf = (result: ReplayResult) => {
+  expect(result.ok).toBe(false)
+  if (result.ok) throw new Error('expected a divergence')
+  return result.divergence
+}
+const STOPPED = 'replay stopped: the engine waited for something the log does not record'
+
+async function echoLog(...texts: string[]): Promise<KernelEvent[]> {
+  const kernel = testKernel([Echo])
+  for (const [i, text] of texts.entries()) await kernel.runTurn(assistant([`e${i}`, 'Echo', { text }]))
+  return [...kernel.log.read()]
+}
+
+describe('the divergence report', () => {
+  it('an out-of-order log: the seq and turn of the event that breaks the order, and the problem', async () => {
+    const events = await echoLog('x')
+    const stray = events.find((e) => e.type === 'tool.queued') as KernelEvent
+    const broken = edited(
+      events,
+      (e) => e === stray,
+      () => ({ turnId: 'turn_ghost' }),
+    )
+    const result = await replay(broken, { tools: [Echo] })
+    expect(result).toStrictEqual({
+      ok: false,
+      turns: 0,
+      divergence: {
+        position: stray.seq,
+        turnId: 'turn_ghost',
+        expected: { ...stray, turnId: 'turn_ghost' },
+        actual: undefined,
+        message: "the log is out of order: tool.queued of turn turn_ghost comes before the turn's turn.started",
+      },
+    })
+  })
+
+  it('a turn without turn.started is refused by the order check, not replayed or skipped', async () => {
+    const events = await echoLog('x')
+    const orphan = events.map((e) => ({ ...e, turnId: 'orphan' }) as KernelEvent).slice(1)
+    const result = await replay(reseq([...events, ...orphan]), { tools: [Echo] })
+    expect(divergenceOf(result).message).toBe(
+      "the log is out of order: session.configured of turn orphan comes before the turn's turn.started",
+    )
+  })
+
+  it('a changed decision: where, which turn, both events and a message that shows them', async () => {
+    const events = await echoLog('x', 'y')
+    const recorded = events.findLast((e) => e.type === 'tool.result') as KernelEvent & { type: 'tool.result' }
+    const changed = edited(
+      events,
+      (e) => e === recorded,
+      (e) => ({
+        block: { ...(e as typeof recorded).block, content: 'not what Echo says' },
+      }),
+    )
+    const result = await replay(changed, { tools: [Echo] })
+    const expected = changed.find((e) => e.seq === recorded.seq) as KernelEvent
+    const actual = { ...recorded, at: 0 }
+    expect(result).toStrictEqual({
+      ok: false,
+      turns: 2,
+      divergence: {
+        position: recorded.seq,
+        turnId: recorded.turnId,
+        expected,
+        actual,
+        message: `at event ${recorded.seq}: the log has ${shown(expected)}, but the engine now decides ${shown(actual)}`,
+      },
+    })
+  })
+
+  it('shows an event of up to 400 characters whole, and a longer one cut with an ellipsis', async () => {
+    const events = await echoLog('x')
+    const recorded = events.find((e) => e.type === 'tool.result') as KernelEvent & { type: 'tool.result' }
+    const withContent = (content: string) =>
+      edited(
+        events,
+        (e) => e === recorded,
+        () => ({ block: { ...recorded.block, content } }),
+      )
+    const length = (content: string) => shown({ ...recorded, block: { ...recorded.block, content } }).length
+    // `shown` is "tool.result " and then the JSON: pad the JSON to exactly 400 characters, then 401.
+    const pad = 400 + 'tool.result '.length - length('')
+    const exact = divergenceOf(await replay(withContent('z'.repeat(pad)), { tools: [Echo] }))
+    expect(exact.message).toContain(`the log has ${shown(exact.expected as KernelEvent)}, but`)
+    expect(exact.message).not.toContain('…')
+    const long = divergenceOf(await replay(withContent('z'.repeat(pad + 1)), { tools: [Echo] }))
+    const text = shown(long.expected as KernelEvent).slice('tool.result '.length)
+    expect(text).toHaveLength(401)
+    expect(long.message).toContain(`the log has tool.result ${text.slice(0, 400)}…, but`)
+  })
+
+  it('a difference in the last event, turn.completed, is reported too', async () => {
+    const events = await echoLog('x')
+    const last = events.at(-1) as KernelEvent
+    const result = await replay(
+      edited(
+        events,
+        (e) => e === last,
+        () => ({ results: 7 }),
+      ),
+      { tools: [Echo] },
+    )
+    expect(divergenceOf(result)).toMatchObject({ position: last.seq, expected: { type: 'turn.completed', results: 7 } })
+  })
+})
+
+describe('the configuration a log replays with', () => {
+  it("the recorded rules decide by default; the caller's replace them", async () => {
+    const kernel = testKernel([Echo, Writer], { permissions: { deny: ['Writer'], allow: ['Echo'] } })
+    await kernel.runTurn(assistant(['w', 'Writer', { path: '/notes/a.md' }], ['e', 'Echo', { text: 'x' }]))
+    const events = kernel.log.read()
+    expectOk(await replay(events, { tools: [Echo, Writer] }))
+    const loosened = divergenceOf(await replay(events, { tools: [Echo, Writer], permissions: { allow: ['Writer'] } }))
+    expect(loosened.expected).toMatchObject({ type: 'tool.permitted', toolUseId: 'w', behavior: 'deny' })
+  })
+
+  it("the recorded working directory decides by default; the caller's replaces it", async () => {
+    const cwd = tempDir()
+    const kernel = testKernel([Writer], { cwd, permissions: { mode: 'acceptEdits' } })
+    await kernel.runTurn(assistant(['w', 'Writer', { path: join(cwd, 'note.md') }]))
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'tool.permitted')).toMatchObject({ behavior: 'allow', source: 'mode' })
+    expectOk(await replay(events, { tools: [Writer] }))
+    // Elsewhere, the same write is outside the working directory: the mode no longer allows it.
+    const moved = divergenceOf(await replay(events, { tools: [Writer], cwd: tempDir() }))
+    expect(moved.expected).toMatchObject({ type: 'tool.permitted', toolUseId: 'w', source: 'mode' })
+    expect(moved.actual).toMatchObject({ type: 'tool.permitted', toolUseId: 'w', source: 'tool' })
+  })
+
+  it("the message budget is the caller's to give: the log does not carry it", async () => {
+    const dir = tempDir()
+    const results = {
+      save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
+        const path = join(dir, `${toolUseId}.out`)
+        writeFileSync(path, content)
+        return path
+      },
+    }
+    const kernel = testKernel([Echo], { messageBudgetChars: 5, results })
+    await kernel.runTurn(assistant(['big', 'Echo', { text: 'more than five' }]))
+    const events = kernel.log.read()
+    expect(events.some((e) => e.type === 'tool.budgeted')).toBe(true)
+    const readResult = (path: string) => readFileSync(path, 'utf8')
+    expectOk(await replay(events, { tools: [Echo], messageBudgetChars: 5, readResult }))
+    const whole = divergenceOf(await replay(events, { tools: [Echo], readResult }))
+    expect(whole.expected).toMatchObject({ type: 'tool.completed', output: { persisted: true } })
+  })
+
+  it("turn.started's cwd and rules, and tool.parsed's hooks, are configuration: not compared", async () => {
+    const cwd = tempDir()
+    const kernel = testKernel([Echo], {
+      cwd,
+      hooks: { PreToolUse: [{ hooks: [{ type: 'function', name: 'ok', fn: () => undefined }] }] },
+    })
+    await kernel.runTurn(assistant(['e', 'Echo', { text: 'x' }]))
+    const events = edited(
+      kernel.log.read(),
+      (e) => e.type === 'turn.started' || e.type === 'tool.parsed',
+      (e) =>
+        e.type === 'turn.started'
+          ? { cwd: '/somewhere/else', permissions: { mode: 'plan', allow: [], ask: ['Echo'], deny: [] } }
+          : { hooks: undefined },
+    )
+    const parsed = events.find((e) => e.type === 'tool.parsed')
+    expect(parsed !== undefined && 'hooks' in parsed && parsed.hooks === undefined).toBe(true)
+    expectOk(await replay(events, { tools: [Echo], cwd, permissions: {} }))
+  })
+
+  it('the session.configured of a resumed kernel, in a later turn, is not compared', async () => {
+    const log = createMemoryLog(fixedClock())
+    await testKernel([Echo], { log }).runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    await testKernel([Echo], { log })
+      .resume(log)
+      .runTurn(assistant(['b', 'Echo', { text: 'y' }]))
+    const events = log.read()
+    expect(events.filter((e) => e.type === 'session.configured').map((e) => e.turnId)).toHaveLength(2)
+    expect(await replay(events, { tools: [Echo] })).toStrictEqual({ ok: true, turns: 2, events: events.length })
+  })
+})
+
+describe('streaming and batch turns', () => {
+  it('a stream turn replays with the early start it recorded', async () => {
+    const release = deferred()
+    const tools = [Echo, Writer, holdTool(release.promise)]
+    for (const earlyStart of ['none', 'safe', 'all'] as const) {
+      const kernel = testKernel(tools)
+      const turn = kernel.startTurn({ earlyStart })
+      turn.addToolUse({ id: 'e', name: 'Echo', input: { text: 'x' } })
+      turn.addToolUse({ id: 'w', name: 'Writer', input: { path: '/notes/a.md' } })
+      turn.end('tool_use')
+      await turn.result()
+      expectOk(await replay(kernel.log.read(), { tools }))
+    }
+  })
+
+  // Was a bug, fixed: replayTurn falls back to 'safe' (stream) or 'all' (batch) for a turn.started without
+  // earlyStart (a log from before the field), but normal() compares earlyStart, so such a log
+  // always diverges at its first event: the replayed turn.started now carries earlyStart. Fix in
+  // src/replay/replay.ts normal(): drop earlyStart from turn.started too (it is configuration
+  // read from the log, like cwd and permissions). Once fixed, this test also guards the fallback.
+  it('a log without earlyStart (an older one): stream turns start safe calls early, batch turns all', async () => {
+    const kernel = testKernel([Echo, Writer])
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'e', name: 'Echo', input: { text: 'x' } })
+    turn.addToolUse({ id: 'w', name: 'Writer', input: { path: '/notes/a.md' } })
+    turn.end('tool_use')
+    await turn.result()
+    await kernel.runTurn(assistant(['w2', 'Writer', { path: '/notes/b.md' }]))
+    const events = kernel.log.read()
+    // The Echo call started before the message ended, the Writer call after; in the batch turn, at once.
+    const order = events.filter((e) => e.type === 'tool.dispatched' || e.type === 'turn.ended').map((e) => e.type)
+    expect(order).toStrictEqual(['tool.dispatched', 'turn.ended', 'tool.dispatched', 'tool.dispatched', 'turn.ended'])
+    const old = edited(
+      events,
+      (e) => e.type === 'turn.started',
+      () => ({ earlyStart: undefined }),
+    )
+    expectOk(await replay(old, { tools: [Echo, Writer] }))
+  })
+
+  it('a batch message that ended for another reason than tool use voids its calls, as recorded', async () => {
+    const kernel = testKernel([Echo])
+    await kernel.runTurn({ ...assistant(['a', 'Echo', { text: 'x' }]), stop_reason: 'max_tokens' })
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'turn.ended')).toMatchObject({ stopReason: 'max_tokens' })
+    expectOk(await replay(events, { tools: [Echo] }))
+  })
+
+  it('a batch turn whose signal was aborted before it started, and one aborted while running', async () => {
+    const kernel = testKernel([Echo, Watch])
+    await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }], ['b', 'Echo', { text: 'y' }]), {
+      signal: AbortSignal.abort('gone before it began'),
+    })
+    const controller = new AbortController()
+    const running = kernel.runTurn(assistant(['w', 'Watch', {}], ['c', 'Echo', { text: 'z' }]), {
+      signal: controller.signal,
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort('the user pressed Esc')
+    await running
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'turn.aborted')).toHaveLength(2)
+    expect(events.some((e) => e.type === 'tool.started' && e.toolUseId === 'w')).toBe(true)
+    expectOk(await replay(events, { tools: [Echo, Watch] }))
+  })
+
+  it('a streamed tool_use whose JSON was cut off keeps its input error', async () => {
+    const kernel = testKernel([Echo])
+    const turn = kernel.startTurn()
+    turn.push(stream.start(0, 'cut'))
+    turn.push(stream.delta(0, '{"text": "unfinished'))
+    turn.push(stream.stop(0))
+    turn.end('tool_use')
+    await turn.result()
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'tool.requested')).toMatchObject({ inputError: expect.any(String) })
+    expectOk(await replay(events, { tools: [Echo] }))
+  })
+
+  it('a stream turn aborted mid-block: the block it cut off is flushed, and a block tool runs on', async () => {
+    const release = deferred()
+    const tools = [Echo, holdTool(release.promise)]
+    const kernel = testKernel(tools)
+    const controller = new AbortController()
+    const turn = kernel.startTurn({ signal: controller.signal })
+    turn.push(stream.start(0, 'h', 'Hold'))
+    turn.push(stream.stop(0))
+    turn.push(stream.start(1, 'cut'))
+    turn.push(stream.delta(1, '{"text":'))
+    controller.abort('the user pressed Esc')
+    release.resolve()
+    await turn.result()
+    const events = kernel.log.read()
+    const types = events.map((e) => e.type)
+    expect(types.slice(types.indexOf('turn.aborted'), types.indexOf('turn.aborted') + 3)).toStrictEqual([
+      'turn.aborted',
+      'tool.requested',
+      'tool.queued',
+    ])
+    expect(events.find((e) => e.type === 'tool.completed')).toMatchObject({ toolUseId: 'h', output: 'held' })
+    expectOk(await replay(events, { tools }))
+  })
+
+  it('a stream turn discarded mid-block: its calls are stopped and the cut-off block flushed', async () => {
+    const kernel = testKernel([Echo, Watch])
+    const turn = kernel.startTurn()
+    turn.push(stream.start(0, 'w', 'Watch'))
+    turn.push(stream.stop(0))
+    turn.push(stream.start(1, 'cut'))
+    turn.push(stream.delta(1, '{"te'))
+    turn.discard('the stream fell back')
+    await turn.result()
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'turn.discarded')).toMatchObject({ reason: 'the stream fell back' })
+    expectOk(await replay(events, { tools: [Echo, Watch] }))
+  })
+
+  // Was a bug, fixed: drive() collects as flushed only the tool.requested events right after turn.aborted, but
+  // each flushed block is logged as tool.requested then tool.queued, so a second cut-off block is
+  // re-added by the walk after the turn ended, and replay throws "turn … has ended" instead of
+  // replaying. Fix in src/replay/replay.ts: collect the requested events of the flushed run,
+  // stepping over their tool.queued (and skip the same events in replayTurn's walk).
+  it('a stream turn aborted with two blocks cut off replays', async () => {
+    const kernel = testKernel([Echo])
+    const controller = new AbortController()
+    const turn = kernel.startTurn({ signal: controller.signal })
+    turn.push(stream.start(0, 'one'))
+    turn.push(stream.delta(0, '{"text":'))
+    turn.push(stream.start(1, 'two'))
+    turn.push(stream.delta(1, '{"te'))
+    controller.abort('the user pressed Esc')
+    await turn.result()
+    expect(kernel.log.read().filter((e) => e.type === 'tool.requested')).toHaveLength(2)
+    expectOk(await replay(kernel.log.read(), { tools: [Echo] }))
+  })
+
+  // Was a bug (kernel, not replay), fixed: a block tool that reports progress after its turn was discarded has
+  // that progress logged after the turn's turn.completed, so the log breaks its own order and
+  // replay refuses it. The call's progress should stop being logged once the call is cancelled.
+  it('a discarded turn whose running tool reports progress afterwards leaves a log in order', async () => {
+    const release = deferred()
+    const Noisy = Object.assign(Object.create(holdTool(release.promise)) as Tool, {
+      async *call() {
+        yield 'working'
+        await release.promise
+        return 'held'
+      },
+    })
+    const kernel = testKernel([Noisy])
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'n', name: 'Hold', input: {} })
+    turn.discard('the stream fell back')
+    await turn.result()
+    release.resolve()
+    await new Promise((resolve) => setImmediate(resolve))
+    expectOk(await replay(kernel.log.read(), { tools: [Noisy] }))
+  })
+
+  it('a log cut right after turn.aborted (not recovered) replays without throwing', async () => {
+    const kernel = testKernel([Echo, Watch])
+    const controller = new AbortController()
+    const turn = kernel.startTurn({ signal: controller.signal })
+    turn.addToolUse({ id: 'w', name: 'Watch', input: {} })
+    controller.abort('the user pressed Esc')
+    await turn.result()
+    const events = kernel.log.read()
+    const cut = events.slice(0, events.findIndex((e) => e.type === 'turn.aborted') + 1)
+    expectOk(await replay(cut, { tools: [Echo, Watch] }))
+  })
+})
+
+describe('outside answers, each at its recorded moment', () => {
+  it("waits for a tool's own asynchronous permission check before moving on", { timeout: 10_000 }, async () => {
+    const kernel = testKernel([Guarded])
+    await kernel.runTurn(assistant(['a', 'Guarded', { text: 'yes' }]))
+    await kernel.runTurn(assistant(['b', 'Guarded', { text: 'no' }]))
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'c', name: 'Guarded', input: { text: 'yes' } })
+    turn.end('tool_use')
+    await turn.result()
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'tool.permitted').map((e) => e.behavior)).toStrictEqual([
+      'allow',
+      'deny',
+      'allow',
+    ])
+    expectOk(await replay(events, { tools: [Guarded] }))
+  })
+
+  // Was a bug, fixed: a tool's own asynchronous permission check is re-run, and replay waits for it before it
+  // releases the next recorded answer. When the check of one call finished after a sibling's
+  // tool returned (recorded: a completed, then b permitted), replay logs b's verdict before a's
+  // completion and reports a divergence for a faithful log. Fix in src/replay/replay.ts: treat the
+  // verdict of an asynchronous checkPermissions as an outside answer, released at its recorded
+  // tool.permitted, as validateInput's is.
+  it('parallel calls whose asynchronous permission checks end after a sibling returned', async () => {
+    const kernel = testKernel([Guarded])
+    await kernel.runTurn(assistant(['a', 'Guarded', { text: 'yes' }], ['b', 'Guarded', { text: 'no' }]))
+    expectOk(await replay(kernel.log.read(), { tools: [Guarded] }))
+  })
+
+  it('answers a synchronous validator at once, so parallel calls keep their order', async () => {
+    const kernel = testKernel([SyncChecked])
+    await kernel.runTurn(
+      assistant(
+        ['a', 'SyncChecked', { text: 'ok' }],
+        ['b', 'SyncChecked', { text: 'bad' }],
+        [
+          'c',
+          'SyncChecked',
+          {
+            text: 'ok',
+          },
+        ],
+      ),
+    )
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'tool.rejected')).toMatchObject({
+      toolUseId: 'b',
+      message: 'SyncChecked rejected its input: bad is not allowed',
+    })
+    expectOk(await replay(events, { tools: [SyncChecked] }))
+  })
+
+  it('a validator that waited when recorded and is gone now: the engine now decides at once', async () => {
+    const verdict = deferred()
+    const kernel = testKernel([slowCheckedTool(verdict.promise)])
+    const turn = kernel.runTurn(assistant(['a', 'SlowChecked', { text: 'x' }], ['b', 'SlowChecked', { text: 'y' }]))
+    await new Promise((resolve) => setImmediate(resolve))
+    verdict.resolve()
+    await turn
+    const events = kernel.log.read()
+    expectOk(await replay(events, { tools: [slowCheckedTool(verdict.promise)] }))
+    const now = divergenceOf(await replay(events, { tools: [slowCheckedTool(verdict.promise, false)] }))
+    expect(now.actual).toMatchObject({ type: 'tool.validated', toolUseId: 'a' })
+  })
+
+  it('a crash while a validator was still deciding, and a sibling went on: recovered, it replays', async () => {
+    const verdict = deferred()
+    const tools = [slowCheckedTool(verdict.promise), Echo]
+    const log = createMemoryLog(fixedClock())
+    void testKernel(tools, { log }).runTurn(
+      assistant(['a', 'SlowChecked', { text: 'x' }], ['b', 'Echo', { text: 'y' }]),
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    const cut = createMemoryLog(fixedClock(), log.read())
+    for (const event of recover(cut.read())) cut.append(event)
+    const events = cut.read()
+    const parsedA = events.findIndex((e) => e.type === 'tool.parsed' && e.toolUseId === 'a')
+    expect(events[parsedA + 1]).toMatchObject({ toolUseId: 'b' })
+    expectOk(await replay(events, { tools }))
+  })
+
+  it("an app's own hook runner, which records no hook.finished: the step is released at tool.hooked", async () => {
+    const hookRunner: HookRunner = {
+      has: () => true,
+      run: async () => ({ outcome: 'continue', systemMessages: [], errors: [] }),
+    }
+    const kernel = testKernel([Echo], { ports: { hookRunner } })
+    await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'tool.hooked')).toHaveLength(2)
+    expect(events.some((e) => e.type === 'hook.finished')).toBe(false)
+    expectOk(await replay(events, { tools: [Echo] }))
+  })
+
+  // Was a bug, fixed: replay rebuilds a hook step's outcome only from hook.finished events. An app's own
+  // hookRunner (KernelPorts.hookRunner) records none, so what its hooks said (here, context for
+  // the model) is lost and replay reports a divergence at tool.hooked. Fix in
+  // src/replay/recorded.ts + replay.ts: when a phase has no hook.finished, answer with the
+  // recorded tool.hooked (outcome, reason, decision, updatedInput, additionalContext).
+  it("an app's own hook runner that adds context replays", async () => {
+    const hookRunner: HookRunner = {
+      has: (phase) => phase === 'pre',
+      run: async () => ({
+        outcome: 'continue',
+        additionalContext: 'keys are case-sensitive',
+        systemMessages: [],
+        errors: [],
+      }),
+    }
+    const kernel = testKernel([Echo], { ports: { hookRunner } })
+    await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expectOk(await replay(kernel.log.read(), { tools: [Echo] }))
+  })
+
+  it("an app's own hook runner: each part of a step's recorded outcome is answered again", async () => {
+    const outcomes: Record<string, Awaited<ReturnType<HookRunner['run']>>> = {
+      a: { outcome: 'block', decision: 'deny', reason: 'writes are frozen', systemMessages: ['audited'], errors: [] },
+      b: {
+        outcome: 'continue',
+        decision: 'allow',
+        reason: 'trusted',
+        updatedInput: { text: 'rewritten' },
+        systemMessages: [],
+        errors: ['flaky'],
+      },
+    }
+    const hookRunner: HookRunner = {
+      has: (phase) => phase === 'pre',
+      run: async (request) => outcomes[request.toolUseId] ?? { outcome: 'continue', systemMessages: [], errors: [] },
+    }
+    const kernel = testKernel([Echo], { ports: { hookRunner } })
+    await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }], ['b', 'Echo', { text: 'y' }]))
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'tool.hooked')).toMatchObject([
+      { toolUseId: 'a', outcome: 'block', decision: 'deny', reason: 'writes are frozen', systemMessages: ['audited'] },
+      { toolUseId: 'b', decision: 'allow', updatedInput: { text: 'rewritten' }, systemMessages: ['hook error: flaky'] },
+    ])
+    expect(events.find((e) => e.type === 'tool.completed')).toMatchObject({ toolUseId: 'b', output: 'rewritten' })
+    expectOk(await replay(events, { tools: [Echo] }))
+  })
+
+  it('an asynchronous permission check that asks, then the user answers, at their recorded moments', async () => {
+    const Asking = Object.assign(Object.create(Guarded) as Tool, {
+      async checkPermissions() {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        return { behavior: 'ask', message: 'may I?' }
+      },
+    })
+    const kernel = testKernel([Asking, Echo], {
+      canUseTool: (request) =>
+        request.toolUseId === 'a'
+          ? { behavior: 'allow', grant: { scope: 'call' } }
+          : { behavior: 'deny', message: 'no' },
+    })
+    await kernel.runTurn(assistant(['a', 'Guarded', { text: 'x' }], ['e', 'Echo', { text: 'y' }]))
+    await kernel.runTurn(assistant(['b', 'Guarded', { text: 'z' }]))
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'permission.requested').map((e) => e.toolUseId)).toStrictEqual(['a', 'b'])
+    expect(events.find((e) => e.type === 'permission.granted')).toMatchObject({ toolUseId: 'a', scope: 'call' })
+    expectOk(await replay(events, { tools: [Asking, Echo] }))
+  })
+
+  it('persisted output is read back with readResult; a file it cannot read is named in the preview', async () => {
+    const dir = tempDir()
+    // An app's own store, whose names toolkernel's default reader does not trust.
+    const results = {
+      save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
+        const path = join(dir, `${toolUseId}.out`)
+        writeFileSync(path, content)
+        return path
+      },
+    }
+    const Tiny = Object.assign(Object.create(Echo) as Tool, { maxResultSizeChars: 10 })
+    const kernel = testKernel([Tiny], { results })
+    await kernel.runTurn(assistant(['big', 'Echo', { text: 'far more than ten characters' }]))
+    const events = kernel.log.read()
+    const path = join(dir, 'big.out')
+    expect(events.find((e) => e.type === 'tool.budgeted')).toMatchObject({ path })
+    expectOk(await replay(events, { tools: [Tiny], readResult: (p) => readFileSync(p, 'utf8') }))
+    // The default reader refuses a name its store would not give: the preview is rebuilt from a
+    // note saying so, which is what the engine now saves (and measures).
+    const unread = divergenceOf(await replay(events, { tools: [Tiny] }))
+    const note = `(the persisted output ${path} is not there to read, so replay cannot rebuild its preview)`
+    expect(unread.expected).toMatchObject({ type: 'tool.budgeted', toolUseId: 'big' })
+    expect(unread.actual).toMatchObject({ type: 'tool.budgeted', toolUseId: 'big', path, chars: note.length })
+  })
+
+  it('progress the log puts before its call started is reported as a divergence, not thrown', async () => {
+    const release = deferred()
+    const Reporting = Object.assign(Object.create(Echo) as Tool, {
+      async *call() {
+        yield 'half way'
+        await release.promise
+        return 'done'
+      },
+    })
+    const kernel = testKernel([Reporting])
+    const running = kernel.runTurn(assistant(['p', 'Echo', { text: 'x' }]))
+    await new Promise((resolve) => setImmediate(resolve))
+    release.resolve()
+    await running
+    const events = [...kernel.log.read()]
+    const progress = events.findIndex((e) => e.type === 'tool.progress')
+    const begun = events.findIndex((e) => e.type === 'tool.started')
+    expect(progress).toBeGreaterThan(begun)
+    const [moved] = events.splice(progress, 1)
+    events.splice(begun, 0, moved as KernelEvent)
+    const early = divergenceOf(await replay(reseq(events), { tools: [Reporting] }))
+    expect(early).toMatchObject({ position: begun, expected: { type: 'tool.progress', data: 'half way' } })
+  })
+
+  it('a recorded answer missing from the log: replay stops the turn and reports it, never hangs', async () => {
+    const events = await echoLog('x')
+    const gone = without(events, (e) => e.type === 'tool.completed')
+    const mapped = gone.find((e) => e.type === 'tool.mapped') as KernelEvent
+    const stuck = divergenceOf(await replay(gone, { tools: [Echo] }))
+    expect(stuck).toMatchObject({
+      position: mapped.seq,
+      expected: { type: 'tool.mapped' },
+      actual: { type: 'turn.discarded', reason: STOPPED },
+    })
+  })
+
+  it('a recovered turn is compared up to turn.recovered, and before it in full', async () => {
+    const tools = [Echo, Watch]
+    const log = createMemoryLog(fixedClock())
+    void testKernel(tools, { log }).runTurn(assistant(['e', 'Echo', { text: 'x' }], ['w', 'Watch', {}]))
+    await new Promise((resolve) => setImmediate(resolve))
+    const cut = createMemoryLog(fixedClock(), log.read())
+    for (const event of recover(cut.read())) cut.append(event)
+    const events = cut.read()
+    const recovered = events.findIndex((e) => e.type === 'turn.recovered')
+    expect(recovered).toBeGreaterThan(0)
+    expectOk(await replay(events, { tools }))
+    // What recovery appended is not the engine's decision: changing it changes nothing.
+    const after = edited(
+      events,
+      (e) => e.seq > recovered && e.type === 'tool.result',
+      (e) => ({
+        block: { ...(e as KernelEvent & { type: 'tool.result' }).block, content: 'anything' },
+      }),
+    )
+    expectOk(await replay(after, { tools }))
+    const before = edited(
+      events,
+      (e) => e.type === 'tool.result' && e.toolUseId === 'e',
+      () => ({ outcome: 'error' }),
+    )
+    expect(divergenceOf(await replay(before, { tools })).expected).toMatchObject({ toolUseId: 'e', outcome: 'error' })
+  })
+})
