@@ -44,6 +44,7 @@ const shaped = toolCallMachine.provide({
     abortCall: none,
     runBudget: none,
     mapResult: none,
+    emit: none,
     runPostHooks: none,
     recordStep: none,
     recordStart: none,
@@ -186,6 +187,10 @@ the log; we keep the steps and report the figure.
 - *kernel*: \`runTurn\` of an assistant message with 1 (or 10) no-op \`tool_use\` blocks: intake,
   safety classification, scheduler, one tool-call actor walking its steps, every event appended
   to an in-memory log, and the \`tool_result\` message projected from the log.
+
+More figures: [docs/soak.md](soak.md) (\`npm run soak\`: 10⁴ random turns with faults, and the
+bounded tools under hostile input); \`node bench/search.mjs\` (built-in Grep ÷ ripgrep) and
+\`node bench/load-log.mjs\` (JSONL loading, MB/s) print their ratios.
 `
 writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), md)
 console.log('\nwritten to docs/benchmarks.md')
