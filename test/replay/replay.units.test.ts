@@ -230,23 +230,32 @@ describe('streaming and batch turns', () => {
     }
   })
 
-  // Was a bug, fixed: replayTurn falls back to 'safe' (stream) or 'all' (batch) for a turn.started without
-  // earlyStart (a log from before the field), but normal() compares earlyStart, so such a log
-  // always diverges at its first event: the replayed turn.started now carries earlyStart. Fix in
-  // src/replay/replay.ts normal(): drop earlyStart from turn.started too (it is configuration
-  // read from the log, like cwd and permissions). Once fixed, this test also guards the fallback.
+  // Regression (issue 10): normal() compared earlyStart, so a log from before the field diverged
+  // at its first event whatever the fallback decided. It is configuration, not compared now.
   it('a log without earlyStart (an older one): stream turns start safe calls early, batch turns all', async () => {
     const kernel = testKernel([Echo, Writer])
-    const turn = kernel.startTurn()
-    turn.addToolUse({ id: 'e', name: 'Echo', input: { text: 'x' } })
-    turn.addToolUse({ id: 'w', name: 'Writer', input: { path: '/notes/a.md' } })
-    turn.end('tool_use')
-    await turn.result()
-    await kernel.runTurn(assistant(['w2', 'Writer', { path: '/notes/b.md' }]))
+    for (const use of [
+      { id: 'e', name: 'Echo', input: { text: 'x' } },
+      { id: 'w', name: 'Writer', input: { path: '/a' } },
+    ]) {
+      const turn = kernel.startTurn()
+      turn.addToolUse(use)
+      turn.end('tool_use')
+      await turn.result()
+    }
+    await kernel.runTurn(assistant(['w2', 'Writer', { path: '/b' }]))
     const events = kernel.log.read()
-    // The Echo call started before the message ended, the Writer call after; in the batch turn, at once.
+    // Streamed, the Echo call started before the message ended and the Writer call after it;
+    // in the batch turn, the Writer call started at once.
     const order = events.filter((e) => e.type === 'tool.dispatched' || e.type === 'turn.ended').map((e) => e.type)
-    expect(order).toStrictEqual(['tool.dispatched', 'turn.ended', 'tool.dispatched', 'tool.dispatched', 'turn.ended'])
+    expect(order).toStrictEqual([
+      'tool.dispatched',
+      'turn.ended',
+      'turn.ended',
+      'tool.dispatched',
+      'tool.dispatched',
+      'turn.ended',
+    ])
     const old = edited(
       events,
       (e) => e.type === 'turn.started',
@@ -332,11 +341,9 @@ describe('streaming and batch turns', () => {
     expectOk(await replay(events, { tools: [Echo, Watch] }))
   })
 
-  // Was a bug, fixed: drive() collects as flushed only the tool.requested events right after turn.aborted, but
-  // each flushed block is logged as tool.requested then tool.queued, so a second cut-off block is
-  // re-added by the walk after the turn ended, and replay throws "turn … has ended" instead of
-  // replaying. Fix in src/replay/replay.ts: collect the requested events of the flushed run,
-  // stepping over their tool.queued (and skip the same events in replayTurn's walk).
+  // Regression (issue 10): each flushed block is logged as tool.requested then tool.queued, and
+  // only the first was handed on with the interruption; the walk then re-added the second to a
+  // turn that had ended, and replay threw instead of replaying.
   it('a stream turn aborted with two blocks cut off replays', async () => {
     const kernel = testKernel([Echo])
     const controller = new AbortController()
@@ -351,9 +358,8 @@ describe('streaming and batch turns', () => {
     expectOk(await replay(kernel.log.read(), { tools: [Echo] }))
   })
 
-  // Was a bug (kernel, not replay), fixed: a block tool that reports progress after its turn was discarded has
-  // that progress logged after the turn's turn.completed, so the log breaks its own order and
-  // replay refuses it. The call's progress should stop being logged once the call is cancelled.
+  // Regression (issue 10, in the kernel): a block tool's progress after its turn was discarded
+  // was logged after turn.completed, a log out of order that replay refuses.
   it('a discarded turn whose running tool reports progress afterwards leaves a log in order', async () => {
     const release = deferred()
     const Noisy = Object.assign(Object.create(holdTool(release.promise)) as Tool, {
@@ -404,12 +410,9 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Guarded] }))
   })
 
-  // Was a bug, fixed: a tool's own asynchronous permission check is re-run, and replay waits for it before it
-  // releases the next recorded answer. When the check of one call finished after a sibling's
-  // tool returned (recorded: a completed, then b permitted), replay logs b's verdict before a's
-  // completion and reports a divergence for a faithful log. Fix in src/replay/replay.ts: treat the
-  // verdict of an asynchronous checkPermissions as an outside answer, released at its recorded
-  // tool.permitted, as validateInput's is.
+  // Regression (issue 10): an asynchronous permission check that ended after a sibling's tool
+  // returned was answered before that sibling's recorded completion, a divergence for a faithful
+  // log. Its verdict is now released at its recorded moment, as validateInput's is.
   it('parallel calls whose asynchronous permission checks end after a sibling returned', async () => {
     const kernel = testKernel([Guarded])
     await kernel.runTurn(assistant(['a', 'Guarded', { text: 'yes' }], ['b', 'Guarded', { text: 'no' }]))
@@ -481,11 +484,8 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Echo] }))
   })
 
-  // Was a bug, fixed: replay rebuilds a hook step's outcome only from hook.finished events. An app's own
-  // hookRunner (KernelPorts.hookRunner) records none, so what its hooks said (here, context for
-  // the model) is lost and replay reports a divergence at tool.hooked. Fix in
-  // src/replay/recorded.ts + replay.ts: when a phase has no hook.finished, answer with the
-  // recorded tool.hooked (outcome, reason, decision, updatedInput, additionalContext).
+  // Regression (issue 10): a hook step's outcome came only from hook.finished, which an app's own
+  // hook runner never records; what its hooks said (here, context for the model) was lost.
   it("an app's own hook runner that adds context replays", async () => {
     const hookRunner: HookRunner = {
       has: (phase) => phase === 'pre',
@@ -528,23 +528,37 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Echo] }))
   })
 
-  it('an asynchronous permission check that asks, then the user answers, at their recorded moments', async () => {
+  it('asynchronous permission checks that ask, then the user answers, at their recorded moments', async () => {
     const Asking = Object.assign(Object.create(Guarded) as Tool, {
       async checkPermissions() {
         await new Promise((resolve) => setTimeout(resolve, 5))
         return { behavior: 'ask', message: 'may I?' }
       },
     })
+    // The user answers once both calls have asked: both prompts are open at once.
+    const bothAsked = deferred()
+    const asked: string[] = []
     const kernel = testKernel([Asking, Echo], {
-      canUseTool: (request) =>
-        request.toolUseId === 'a'
+      canUseTool: async (request) => {
+        if (asked.push(request.toolUseId) === 2) bothAsked.resolve()
+        await bothAsked.promise
+        return request.toolUseId === 'a'
           ? { behavior: 'allow', grant: { scope: 'call' } }
-          : { behavior: 'deny', message: 'no' },
+          : { behavior: 'deny', message: 'no' }
+      },
     })
-    await kernel.runTurn(assistant(['a', 'Guarded', { text: 'x' }], ['e', 'Echo', { text: 'y' }]))
-    await kernel.runTurn(assistant(['b', 'Guarded', { text: 'z' }]))
+    await kernel.runTurn(
+      assistant(['a', 'Guarded', { text: 'x' }], ['b', 'Guarded', { text: 'z' }], ['e', 'Echo', { text: 'y' }]),
+    )
     const events = kernel.log.read()
-    expect(events.filter((e) => e.type === 'permission.requested').map((e) => e.toolUseId)).toStrictEqual(['a', 'b'])
+    const asks = events.filter((e) => e.type === 'permission.requested' || e.type === 'tool.permitted')
+    expect(asks.map((e) => [e.type, e.toolUseId])).toStrictEqual([
+      ['tool.permitted', 'e'],
+      ['permission.requested', 'a'],
+      ['permission.requested', 'b'],
+      ['tool.permitted', 'a'],
+      ['tool.permitted', 'b'],
+    ])
     expect(events.find((e) => e.type === 'permission.granted')).toMatchObject({ toolUseId: 'a', scope: 'call' })
     expectOk(await replay(events, { tools: [Asking, Echo] }))
   })
