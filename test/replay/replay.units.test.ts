@@ -563,6 +563,53 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Asking, Echo] }))
   })
 
+  it('outputs of every shape are answered as recorded: null, nothing, objects', async () => {
+    const outputs: Record<string, unknown> = {
+      n: null,
+      u: undefined,
+      o: { files: ['a', 'b'] },
+      f: { persisted: false },
+    }
+    const Shapes = Object.assign(Object.create(Echo) as Tool, {
+      maxResultSizeChars: Infinity,
+      call: async (_input: unknown, ctx: { toolUseId: string }) => outputs[ctx.toolUseId],
+    })
+    const kernel = testKernel([Shapes])
+    await kernel.runTurn(
+      assistant(...Object.keys(outputs).map((id) => [id, 'Echo', { text: id }] as [string, string, unknown])),
+    )
+    const completed = kernel.log.read().filter((e) => e.type === 'tool.completed')
+    expect(completed.map((e) => e.output)).toStrictEqual(Object.values(outputs))
+    expectOk(await replay(kernel.log.read(), { tools: [Shapes] }))
+  })
+
+  // Bug: the log marks output that went to the result store as `{ persisted: true }` inside the
+  // output itself, and replay (recordedTool's call) takes any object output with `persisted: true`
+  // for that marker. A tool whose own small output has such a field is replayed as a persisted
+  // result whose file is not there, and diverges at its tool.completed. The same test is in
+  // recovery (knownOutput) and the step table (isPersisted). Fix: record the marker outside
+  // `output` (an event-version bump), or at least take only exactly `{ persisted: true }` for it.
+  it.fails('a small output of its own with `persisted: true` is answered as recorded', async () => {
+    const Stored = Object.assign(Object.create(Echo) as Tool, {
+      call: async () => ({ persisted: true, id: 42 }),
+    })
+    const kernel = testKernel([Stored])
+    await kernel.runTurn(assistant(['s', 'Echo', { text: 'x' }]))
+    expect(kernel.log.read().find((e) => e.type === 'tool.completed')).toMatchObject({
+      output: { persisted: true, id: 42 },
+    })
+    expectOk(await replay(kernel.log.read(), { tools: [Stored] }))
+  })
+
+  it('a permission check that breaks its contract (answers nothing) replays as recorded', async () => {
+    const Broken = Object.assign(Object.create(Echo) as Tool, { checkPermissions: () => undefined })
+    const kernel = testKernel([Broken])
+    await kernel.runTurn(assistant(['b', 'Echo', { text: 'x' }]))
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'tool.permitted')).toMatchObject({ behavior: 'deny', source: 'tool' })
+    expectOk(await replay(events, { tools: [Broken] }))
+  })
+
   it('persisted output is read back with readResult; a file it cannot read is named in the preview', async () => {
     const dir = tempDir()
     // An app's own store, whose names toolkernel's default reader does not trust.
@@ -589,27 +636,26 @@ describe('outside answers, each at its recorded moment', () => {
   })
 
   it('progress the log puts before its call started is reported as a divergence, not thrown', async () => {
-    const release = deferred()
     const Reporting = Object.assign(Object.create(Echo) as Tool, {
       async *call() {
         yield 'half way'
-        await release.promise
         return 'done'
       },
     })
+    // Nothing starts before the message ends: the walk reaches the moved progress before the call runs.
     const kernel = testKernel([Reporting])
-    const running = kernel.runTurn(assistant(['p', 'Echo', { text: 'x' }]))
-    await new Promise((resolve) => setImmediate(resolve))
-    release.resolve()
-    await running
+    const turn = kernel.startTurn({ earlyStart: 'none' })
+    turn.addToolUse({ id: 'p', name: 'Echo', input: { text: 'x' } })
+    turn.end('tool_use')
+    await turn.result()
     const events = [...kernel.log.read()]
     const progress = events.findIndex((e) => e.type === 'tool.progress')
-    const begun = events.findIndex((e) => e.type === 'tool.started')
-    expect(progress).toBeGreaterThan(begun)
+    const ended = events.findIndex((e) => e.type === 'turn.ended')
+    expect(progress).toBeGreaterThan(ended)
     const [moved] = events.splice(progress, 1)
-    events.splice(begun, 0, moved as KernelEvent)
+    events.splice(ended, 0, moved as KernelEvent)
     const early = divergenceOf(await replay(reseq(events), { tools: [Reporting] }))
-    expect(early).toMatchObject({ position: begun, expected: { type: 'tool.progress', data: 'half way' } })
+    expect(early).toMatchObject({ position: ended, expected: { type: 'tool.progress', data: 'half way' } })
   })
 
   it('a recorded answer missing from the log: replay stops the turn and reports it, never hangs', async () => {
