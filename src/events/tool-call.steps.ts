@@ -123,6 +123,10 @@ export function advance(position: CallPosition, event: KernelEvent): CallPositio
   }
 }
 
-function isPersisted(output: unknown): boolean {
+/**
+ * Whether a `tool.completed` output is the marker the recorder writes when the output went to
+ * the result store instead of the log. The one place that reads the marker.
+ */
+export function isPersisted(output: unknown): boolean {
   return typeof output === 'object' && output !== null && (output as { persisted?: unknown }).persisted === true
 }

@@ -8,7 +8,7 @@
  * returned has, with whatever the log knows of its output.
  */
 import { toolResultBlock, type KernelEvent, type KernelEventInput } from '../events/event.schema.js'
-import { advance, REQUESTED, type CallPosition } from '../events/tool-call.steps.js'
+import { advance, isPersisted, REQUESTED, type CallPosition } from '../events/tool-call.steps.js'
 import { cancelledText, interruptedText, ranUnrecordedText } from '../tools/result-text.js'
 
 export const RECOVERY_REASON = 'the session stopped unexpectedly (the process ended) before this call finished'
@@ -83,7 +83,7 @@ function knownOutput(ended: NonNullable<OpenCall['ended']>): string {
   if ('error' in ended) return `It reported an error: ${ended.error}`
   if ('persisted' in ended) return `Its full output was saved to ${ended.persisted}.`
   const output = ended.output
-  if (typeof output === 'object' && output !== null && (output as { persisted?: unknown }).persisted === true) {
+  if (isPersisted(output)) {
     return 'Its output was too large to keep in the log and was not saved.'
   }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'undefined')

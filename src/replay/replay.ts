@@ -19,6 +19,7 @@ import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
+import { isPersisted } from '../events/tool-call.steps.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 
 export interface ReplayOptions {
@@ -235,10 +236,7 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
         const prefix = toolErrorPrefix(tool.name)
         throw new Error(stripPrefix(completion.error, prefix))
       }
-      const output = completion.output as { persisted?: unknown } | undefined
-      return output !== null && typeof output === 'object' && output.persisted === true
-        ? { [PERSISTED]: recorded?.persistedAt }
-        : completion.output
+      return isPersisted(completion.output) ? { [PERSISTED]: recorded?.persistedAt } : completion.output
     },
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
       if (output !== null && typeof output === 'object' && PERSISTED in output) {
