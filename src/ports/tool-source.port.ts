@@ -1,0 +1,26 @@
+import type { Tool } from '../tools/tool.types.js'
+
+/**
+ * Where a source of tools stands: still connecting (its tools may appear later), ready, or failed
+ * (with a reason the model and the app can read).
+ */
+export type ToolSourceStatus =
+  { readonly state: 'connecting' } | { readonly state: 'ready' } | { readonly state: 'failed'; readonly reason: string }
+
+/**
+ * A set of tools that can change while the kernel runs — an MCP server, an app's plugin system.
+ * The kernel reads `tools()` between turns (a change is never applied mid-turn) and records each
+ * change in the log, so replay resolves the same names.
+ *
+ * @example
+ * const kernel = createKernel({ tools: [Read], toolSources: [await connectMcpServers(config)] })
+ */
+export interface ToolSource {
+  /** Stable, unique among a kernel's sources (e.g. `mcp:github`). */
+  readonly id: string
+  /** The tools offered now, in a stable order. */
+  tools(): readonly Tool[]
+  status(): ToolSourceStatus
+  /** Calls `listener` after `tools()` or `status()` changed; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void
+}
