@@ -4,6 +4,7 @@ import { chmod, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/prom
 import { tmpdir } from 'node:os'
 import { basename, isAbsolute, join, resolve, sep } from 'node:path'
 import type { ResultKey, ResultStore } from '../ports/index.js'
+import { callKey } from '../events/call-key.js'
 
 /**
  * The file name for a saved result: the call's id made of safe characters, then a hash of turn
@@ -18,7 +19,7 @@ export function resultFileName(key: ResultKey, attempt = 0): string {
       .replace(/[^A-Za-z0-9_-]/g, '_')
       .slice(0, 100)
       .replace(/^[_-]+/, '') || 'result'
-  const hash = createHash('sha256').update(`${key.turnId}\u0000${key.toolUseId}`).digest('hex').slice(0, 12)
+  const hash = createHash('sha256').update(callKey(key.turnId, key.toolUseId)).digest('hex').slice(0, 12)
   return `${safe}-${hash}${attempt > 0 ? `-${attempt}` : ''}.txt`
 }
 

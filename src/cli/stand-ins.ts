@@ -8,6 +8,7 @@ import type { Tool } from '../tools/tool.types.js'
 import type { EventOf, KernelEvent } from '../events/event.schema.js'
 import { schemaFingerprint, type ToolManifest } from '../tools/tool-manifest.js'
 import { canonicalJson } from '../util/canonical-json.js'
+import { callKey } from '../events/call-key.js'
 
 /**
  * The tools to replay a log with. A log that records its session's tools (session.configured)
@@ -57,10 +58,10 @@ function answersOf(events: readonly KernelEvent[], names: ReadonlySet<string>) {
   let interrupt: 'cancel' | 'block' | undefined
   const verdict = new Map<string, { behavior: 'allow' | 'deny' | 'ask'; message: string }>()
   for (const e of events) {
-    if (e.type === 'tool.requested' && names.has(e.name)) inputs.set(`${e.turnId}\u0000${e.toolUseId}`, e.input)
+    if (e.type === 'tool.requested' && names.has(e.name)) inputs.set(callKey(e.turnId, e.toolUseId), e.input)
     if (!('toolUseId' in e)) continue
-    const input = inputs.get(`${e.turnId}\u0000${e.toolUseId}`)
-    if (!inputs.has(`${e.turnId}\u0000${e.toolUseId}`)) continue
+    const input = inputs.get(callKey(e.turnId, e.toolUseId))
+    if (!inputs.has(callKey(e.turnId, e.toolUseId))) continue
     const key = canonicalJson(input)
     if (e.type === 'tool.queued') safe.set(key, e.safe)
     if (e.type === 'tool.started') interrupt = e.interrupt

@@ -6,7 +6,7 @@
  * It lives beside the event union (not in machines/) because projections may import only
  * events: the table is about what the log says, and the machine is one writer of that log.
  */
-import { STEPS, type KernelEvent, type Step } from './event.schema.js'
+import { STEPS, type FailureCode, type KernelEvent, type Step } from './event.schema.js'
 
 export interface StepRow {
   /** The event recorded when a call leaves this step normally. */
@@ -18,6 +18,11 @@ export interface StepRow {
   readonly waits: boolean
   /** How a failure that ends the call here is recorded (a cancellation is always `tool.cancelled`). */
   readonly failure: 'tool.rejected' | 'tool.errored' | 'tool.mapped' | 'none'
+  /**
+   * The failure codes this step gives (`cancelled` and `internal` can end a call in any step and
+   * are listed under none).
+   */
+  readonly codes: readonly FailureCode[]
   /** Whether a call in this step may have had its effect — when it got as far as `call`. */
   readonly afterCall: boolean
   /** What a call in this step is doing, for inspect and the timeline. */
@@ -29,6 +34,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     closedBy: 'tool.parsed',
     waits: false,
     failure: 'tool.rejected',
+    codes: ['unknown_tool', 'tool_disabled'],
     afterCall: false,
     doing: 'finding the tool',
   },
@@ -36,6 +42,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     closedBy: 'tool.validated',
     waits: true,
     failure: 'tool.rejected',
+    codes: ['invalid_json', 'not_an_object', 'invalid_input', 'validate_input'],
     afterCall: false,
     doing: 'validating',
   },
@@ -43,6 +50,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     closedBy: 'tool.hooked',
     waits: true,
     failure: 'tool.rejected',
+    codes: ['hook_blocked'],
     afterCall: false,
     doing: 'running pre-hooks',
   },
@@ -50,20 +58,43 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     closedBy: 'tool.permitted',
     waits: true,
     failure: 'tool.rejected',
+    codes: ['permission_denied'],
     afterCall: false,
     doing: 'checking permission',
   },
-  call: { closedBy: 'tool.completed', waits: true, failure: 'tool.errored', afterCall: true, doing: 'running' },
+  call: {
+    closedBy: 'tool.completed',
+    waits: true,
+    failure: 'tool.errored',
+    codes: ['tool_error', 'interrupted'],
+    afterCall: true,
+    doing: 'running',
+  },
   budget: {
     closedBy: 'tool.budgeted',
     waits: false,
     failure: 'none',
+    codes: [],
     afterCall: true,
     doing: 'saving oversize output',
   },
-  map: { closedBy: 'tool.mapped', waits: false, failure: 'tool.mapped', afterCall: true, doing: 'mapping the result' },
-  postHook: { closedBy: 'tool.hooked', waits: false, failure: 'none', afterCall: true, doing: 'running post-hooks' },
-  emit: { closedBy: 'tool.result', waits: false, failure: 'none', afterCall: true, doing: 'done' },
+  map: {
+    closedBy: 'tool.mapped',
+    waits: false,
+    failure: 'tool.mapped',
+    codes: ['tool_error'],
+    afterCall: true,
+    doing: 'mapping the result',
+  },
+  postHook: {
+    closedBy: 'tool.hooked',
+    waits: false,
+    failure: 'none',
+    codes: [],
+    afterCall: true,
+    doing: 'running post-hooks',
+  },
+  emit: { closedBy: 'tool.result', waits: false, failure: 'none', codes: [], afterCall: true, doing: 'done' },
 }
 
 /** Where one call stands, as far as the log tells. */
@@ -129,4 +160,13 @@ export function advance(position: CallPosition, event: KernelEvent): CallPositio
  */
 export function isPersisted(output: unknown): boolean {
   return typeof output === 'object' && output !== null && (output as { persisted?: unknown }).persisted === true
+}
+
+/**
+ * Whether a call that failed with `code` cannot have run: every step that gives the code comes
+ * before `call`. (`cancelled` and `internal` can come from any step and answer false.)
+ */
+export function failedBeforeCall(code: FailureCode): boolean {
+  const steps = STEPS.filter((step) => STEP_TABLE[step].codes.includes(code))
+  return steps.length > 0 && steps.every((step) => !STEP_TABLE[step].afterCall)
 }

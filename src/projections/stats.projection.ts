@@ -1,6 +1,7 @@
 /** Statistics of a log: counts, time in the queue and in execution, error classes. Pure. */
 import type { KernelEvent } from '../events/event.schema.js'
 import { advance, REQUESTED, STEP_TABLE, type CallPosition } from '../events/tool-call.steps.js'
+import { callKey } from '../events/call-key.js'
 
 export interface CallTiming {
   toolUseId: string
@@ -42,7 +43,7 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
   for (const event of events) {
     if (event.type === 'turn.started') turns.add(event.turnId)
     if (!('toolUseId' in event)) continue
-    const key = `${event.turnId}\u0000${event.toolUseId}`
+    const key = callKey(event.turnId, event.toolUseId)
     const call = calls.get(key)
     if (event.type === 'tool.requested')
       calls.set(key, { toolUseId: event.toolUseId, tool: event.name, requested: event.at, outcome: 'open' })
@@ -78,7 +79,7 @@ export function callStatesAt(events: readonly KernelEvent[], at: number): CallSt
   for (const event of events) {
     if (event.seq > at) break
     if (!('toolUseId' in event)) continue
-    const key = `${event.turnId}\u0000${event.toolUseId}`
+    const key = callKey(event.turnId, event.toolUseId)
     if (event.type === 'tool.requested') {
       const base = { toolUseId: event.toolUseId, turnId: event.turnId, tool: event.name, position: REQUESTED }
       states.set(key, { ...base, state: 'requested', lastEvent: `${event.seq} tool.requested` })

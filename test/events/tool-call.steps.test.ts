@@ -1,7 +1,20 @@
 /** The step table and `advance` alone: where a call stands after each kind of event. */
 import { describe, expect, it } from 'vitest'
-import { KernelEventSchema, STEPS, type KernelEvent, type Step } from '../../src/events/event.schema.js'
-import { advance, nextStep, REQUESTED, STEP_TABLE, type CallPosition } from '../../src/events/tool-call.steps.js'
+import {
+  FailureCodeSchema,
+  KernelEventSchema,
+  STEPS,
+  type KernelEvent,
+  type Step,
+} from '../../src/events/event.schema.js'
+import {
+  advance,
+  failedBeforeCall,
+  nextStep,
+  REQUESTED,
+  STEP_TABLE,
+  type CallPosition,
+} from '../../src/events/tool-call.steps.js'
 
 const ev = (input: Record<string, unknown>): KernelEvent =>
   ({ v: 1, seq: 0, at: 0, turnId: 'T', toolUseId: 'a', ...input }) as unknown as KernelEvent
@@ -161,5 +174,36 @@ describe('advance', () => {
     advance(position, ev({ type: 'tool.validated' }))
     advance(position, ev({ type: 'tool.result', outcome: 'success' }))
     expect(position).toEqual(copy)
+  })
+})
+
+describe('failure codes in the step table', () => {
+  it('every failure code but cancelled and internal belongs to a step; those two to none', () => {
+    const listed = new Set(STEPS.flatMap((step) => STEP_TABLE[step].codes))
+    const anywhere = FailureCodeSchema.options.filter((code) => !listed.has(code))
+    expect(anywhere.sort()).toEqual(['cancelled', 'internal'])
+  })
+
+  it('failedBeforeCall: codes of the steps before call only', () => {
+    const before = FailureCodeSchema.options.filter((code) => failedBeforeCall(code))
+    expect(before.sort()).toEqual(
+      [
+        'unknown_tool',
+        'tool_disabled',
+        'invalid_json',
+        'not_an_object',
+        'invalid_input',
+        'validate_input',
+        'hook_blocked',
+        'permission_denied',
+      ].sort(),
+    )
+  })
+
+  it('a code that a step after call also gives (tool_error: call and map) may have run', () => {
+    expect(STEP_TABLE.map.codes).toContain('tool_error')
+    expect(failedBeforeCall('tool_error')).toBe(false)
+    expect(failedBeforeCall('interrupted')).toBe(false)
+    expect(failedBeforeCall('cancelled')).toBe(false)
   })
 })

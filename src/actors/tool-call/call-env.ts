@@ -12,6 +12,7 @@ import type { Tool, ToolContext } from '../../tools/tool.types.js'
 import type { HookRunner } from '../../hooks/hook-runner.js'
 import type { HookSay, PermissionPolicy } from '../../permissions/policy.js'
 import type { HookOutcome } from '../../hooks/hook-runner.js'
+import { callKey } from '../../events/call-key.js'
 
 /** Per-kernel services the steps use. */
 export interface CallServices {
@@ -98,13 +99,13 @@ export class CallEnvs {
   readonly #envs = new Map<string, CallEnv>()
 
   bind(turnId: string, toolUseId: string, env: CallEnv): () => void {
-    const key = `${turnId}\u0000${toolUseId}`
+    const key = callKey(turnId, toolUseId)
     this.#envs.set(key, env)
     return () => this.#envs.delete(key)
   }
 
   of(context: ToolCallContext): CallEnv {
-    const env = this.#envs.get(`${context.turnId}\u0000${context.toolUseId}`)
+    const env = this.#envs.get(callKey(context.turnId, context.toolUseId))
     if (env === undefined)
       throw new Error(`no environment for tool call ${context.toolUseId} (start calls with startToolCall)`)
     return env

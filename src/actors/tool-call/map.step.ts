@@ -5,18 +5,7 @@ import type { Tool } from '../../tools/tool.types.js'
 import { resolvedTool, type CallEnv, type StepArgs } from './call-env.js'
 import * as text from '../../tools/result-text.js'
 import { withContext } from './run-hooks.js'
-
-/** Codes for calls that never ran: their text is wrapped in `<tool_use_error>` (DESIGN §6). */
-const NEVER_RAN = new Set<Failure['code']>([
-  'unknown_tool',
-  'tool_disabled',
-  'invalid_json',
-  'not_an_object',
-  'invalid_input',
-  'validate_input',
-  'hook_blocked',
-  'permission_denied',
-])
+import { failedBeforeCall } from '../../events/tool-call.steps.js'
 
 /** Builds the block into the call's environment; changes the context only when the mapper fails. */
 export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
@@ -62,7 +51,8 @@ function normalise(result: ToolResultBlock, tool: Tool, toolUseId: string): Tool
 function failureBlock(context: ToolCallContext, failure: Failure, env: CallEnv): ToolResultBlock {
   const name = env.tool?.name ?? context.name
   let content: string
-  if (NEVER_RAN.has(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
+  // A call that never ran answers in `<tool_use_error>` (DESIGN §6); the step table knows which.
+  if (failedBeforeCall(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
   else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)
   else if (failure.code === 'interrupted') content = text.interruptedText(name, failure.message, partialOutput(env))
   else content = failure.message
