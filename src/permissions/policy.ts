@@ -80,7 +80,8 @@ export interface PolicyOptions {
 type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask' }
 
 export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy {
-  const { rules, mode, cwd, grants } = options
+  const { rules, cwd } = options
+  const mayRead = (path: string): boolean => !readDenied(rules, path, cwd)
   // checkPermissions in preview runs without a live call: no signal fires, no progress goes anywhere.
   const previewContext: ToolContext = {
     signal: new AbortController().signal,
@@ -89,121 +90,151 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     toolUseId: '',
     onProgress: () => {},
     ports: undefined as never,
-    mayRead: (path) => !readDenied(rules, path, cwd),
+    mayRead,
   }
-
-  /** Everything decided without asking anyone; undefined means "ask the tool". */
-  const settled = (tool: Tool, input: unknown, hook?: HookSay): Verdict | undefined => {
-    const rule = matchRules(rules, tool, input, cwd)
-    if (rule?.behavior === 'deny')
-      return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
-    const guard = alwaysAsks(tool, input, rules, options.judge)
-    if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
-    if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
-    if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
-    if (hook?.decision === 'ask') return { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'a hook asks first' }
-    if (mode === 'plan' && !readOnly(tool, input))
-      return {
-        behavior: 'deny',
-        source: 'mode',
-        reason: 'plan mode allows nothing that writes; finish the plan and ask the user to leave plan mode',
-      }
-    if (hook?.decision === 'allow')
-      return { behavior: 'allow', source: 'hook', ...(hook.reason !== undefined ? { reason: hook.reason } : {}) }
-    const grant = grants.find(tool, input, cwd)
-    if (grant !== undefined)
-      return {
-        behavior: 'allow',
-        source: 'user',
-        reason: `granted for this session (${grant.scope === 'rule' ? grant.rule : grant.scope})`,
-      }
-    if (rule?.behavior === 'allow')
-      return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
-    if (mode === 'acceptEdits' && editsInside(tool, input, cwd, options.judge))
-      return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
-    return undefined
-  }
-
-  const fromTool = (result: Awaited<ReturnType<Tool['checkPermissions']>>): Verdict => {
-    if (result.behavior === 'allow')
-      return result.updatedInput === undefined
-        ? { behavior: 'allow', source: 'tool' }
-        : { behavior: 'allow', source: 'tool', updatedInput: result.updatedInput }
-    return { behavior: result.behavior, source: 'tool', reason: result.message }
-  }
-
-  const ask = async (tool: Tool, input: unknown, context: ToolContext, reason: string): Promise<PermissionVerdict> => {
-    if (mode === 'dontAsk')
-      return { behavior: 'deny', source: 'mode', reason: `dontAsk mode turns every "ask" into a denial (${reason})` }
-    if (options.canUseTool === undefined)
-      return {
-        behavior: 'deny',
-        source: 'default',
-        reason: `${tool.name} needs approval (${reason}) and this app has no way to ask the user`,
-      }
-    const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
-    const suggestions = suggestRules(tool, input, cwd)
-    options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
-    let answer: PermissionAnswer
-    try {
-      answer = await options.canUseTool(
-        { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions },
-        { signal: context.signal },
-      )
-    } catch (error) {
-      return { behavior: 'deny', source: 'user', reason: `the approval prompt failed (${describeError(error)})` }
-    }
-    if (answer === null || typeof answer !== 'object' || (answer.behavior !== 'allow' && answer.behavior !== 'deny')) {
-      return {
-        behavior: 'deny',
-        source: 'user',
-        reason: `the approval prompt gave no answer the kernel understands (${JSON.stringify(answer)})`,
-      }
-    }
-    if (answer.behavior === 'deny') return { behavior: 'deny', source: 'user', reason: answer.message }
-    if (answer.grant !== undefined) {
-      const grant = {
-        tool: tool.name,
-        scope: answer.grant.scope,
-        ...(answer.grant.scope === 'call' ? { fingerprint: fingerprint(tool.name, input) } : {}),
-        ...(answer.grant.scope === 'rule' ? { rule: answer.grant.rule } : {}),
-      }
-      try {
-        grants.add(grant)
-        options.record({ type: 'permission.granted', ...ids, ...grant })
-      } catch (error) {
-        return { behavior: 'deny', source: 'user', reason: `the grant could not be recorded (${describeError(error)})` }
-      }
-    }
-    return answer.updatedInput === undefined
-      ? { behavior: 'allow', source: 'user' }
-      : { behavior: 'allow', source: 'user', updatedInput: answer.updatedInput }
-  }
-
   return {
-    mayRead: (path) => !readDenied(rules, path, cwd),
-    preview(tool, input) {
-      const verdict = settled(tool, input)
-      if (verdict !== undefined) return verdict.behavior
-      if (tool.checkPermissions === allowByDefault) return 'allow'
-      try {
-        const answer = tool.checkPermissions(input, previewContext)
-        if (!(answer instanceof Promise)) return answer.behavior
-        // An asynchronous check is not waited for here; its outcome (or failure) is the step's business.
-        answer.catch(() => {})
-        return 'unknown'
-      } catch {
-        return 'unknown'
-      }
-    },
+    mayRead,
+    preview: (tool, input) => previewOf(options, tool, input, previewContext),
     decide(tool, input, context, hook) {
-      const verdict = settled(tool, input, hook)
       const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> =>
-        v.behavior === 'ask' ? ask(tool, input, context, v.reason ?? 'it needs approval') : v
+        v.behavior === 'ask' ? askTheApp(options, tool, input, context, v.reason ?? 'it needs approval') : v
+      const verdict = settled(options, tool, input, hook)
       if (verdict !== undefined) return then(verdict)
       const answer = tool.checkPermissions(input, context)
       return answer instanceof Promise ? answer.then((a) => then(fromTool(a))) : then(fromTool(answer))
     },
+  }
+}
+
+/** What `decide` will say when that is known without running anything or asking anyone. */
+function previewOf(
+  options: PolicyOptions,
+  tool: Tool,
+  input: unknown,
+  previewContext: ToolContext,
+): ReturnType<PermissionPolicy['preview']> {
+  const verdict = settled(options, tool, input)
+  if (verdict !== undefined) return verdict.behavior
+  if (tool.checkPermissions === allowByDefault) return 'allow'
+  try {
+    const answer = tool.checkPermissions(input, previewContext)
+    if (!(answer instanceof Promise)) return answer.behavior
+    // An asynchronous check is not waited for here; its outcome (or failure) is the step's business.
+    answer.catch(() => {})
+    return 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/**
+ * Everything decided without asking anyone, in precedence order (deny > ask > allow); undefined
+ * means "ask the tool".
+ */
+function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: HookSay): Verdict | undefined {
+  const { rules, mode, cwd, grants } = options
+  const rule = matchRules(rules, tool, input, cwd)
+  if (rule?.behavior === 'deny') return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
+  const guard = alwaysAsks(tool, input, rules, options.judge)
+  if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
+  if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
+  if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
+  if (hook?.decision === 'ask') return { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'a hook asks first' }
+  if (mode === 'plan' && !readOnly(tool, input))
+    return {
+      behavior: 'deny',
+      source: 'mode',
+      reason: 'plan mode allows nothing that writes; finish the plan and ask the user to leave plan mode',
+    }
+  if (hook?.decision === 'allow')
+    return { behavior: 'allow', source: 'hook', ...(hook.reason !== undefined ? { reason: hook.reason } : {}) }
+  const grant = grants.find(tool, input, cwd)
+  if (grant !== undefined)
+    return {
+      behavior: 'allow',
+      source: 'user',
+      reason: `granted for this session (${grant.scope === 'rule' ? grant.rule : grant.scope})`,
+    }
+  if (rule?.behavior === 'allow')
+    return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
+  if (mode === 'acceptEdits' && editsInside(tool, input, cwd, options.judge))
+    return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
+  return undefined
+}
+
+function fromTool(result: Awaited<ReturnType<Tool['checkPermissions']>>): Verdict {
+  if (result.behavior === 'allow')
+    return result.updatedInput === undefined
+      ? { behavior: 'allow', source: 'tool' }
+      : { behavior: 'allow', source: 'tool', updatedInput: result.updatedInput }
+  return { behavior: result.behavior, source: 'tool', reason: result.message }
+}
+
+/** "Ask": the mode may refuse outright; otherwise the app's canUseTool answers, and may grant. */
+async function askTheApp(
+  options: PolicyOptions,
+  tool: Tool,
+  input: unknown,
+  context: ToolContext,
+  reason: string,
+): Promise<PermissionVerdict> {
+  if (options.mode === 'dontAsk')
+    return { behavior: 'deny', source: 'mode', reason: `dontAsk mode turns every "ask" into a denial (${reason})` }
+  if (options.canUseTool === undefined)
+    return {
+      behavior: 'deny',
+      source: 'default',
+      reason: `${tool.name} needs approval (${reason}) and this app has no way to ask the user`,
+    }
+  const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
+  const suggestions = suggestRules(tool, input, options.cwd)
+  options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
+  let answer: PermissionAnswer
+  try {
+    answer = await options.canUseTool(
+      { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions },
+      { signal: context.signal },
+    )
+  } catch (error) {
+    return { behavior: 'deny', source: 'user', reason: `the approval prompt failed (${describeError(error)})` }
+  }
+  if (answer === null || typeof answer !== 'object' || (answer.behavior !== 'allow' && answer.behavior !== 'deny')) {
+    return {
+      behavior: 'deny',
+      source: 'user',
+      reason: `the approval prompt gave no answer the kernel understands (${JSON.stringify(answer)})`,
+    }
+  }
+  if (answer.behavior === 'deny') return { behavior: 'deny', source: 'user', reason: answer.message }
+  if (answer.grant !== undefined) {
+    const failed = recordGrant(options, tool, input, answer.grant, ids)
+    if (failed !== undefined) return failed
+  }
+  return answer.updatedInput === undefined
+    ? { behavior: 'allow', source: 'user' }
+    : { behavior: 'allow', source: 'user', updatedInput: answer.updatedInput }
+}
+
+/** Keeps the app's grant for the session and logs it; a grant that cannot be kept denies the call. */
+function recordGrant(
+  options: PolicyOptions,
+  tool: Tool,
+  input: unknown,
+  scope: GrantScope,
+  ids: { turnId: string; toolUseId: string },
+): PermissionVerdict | undefined {
+  const grant = {
+    tool: tool.name,
+    scope: scope.scope,
+    ...(scope.scope === 'call' ? { fingerprint: fingerprint(tool.name, input) } : {}),
+    ...(scope.scope === 'rule' ? { rule: scope.rule } : {}),
+  }
+  try {
+    options.grants.add(grant)
+    options.record({ type: 'permission.granted', ...ids, ...grant })
+    return undefined
+  } catch (error) {
+    return { behavior: 'deny', source: 'user', reason: `the grant could not be recorded (${describeError(error)})` }
   }
 }
 
