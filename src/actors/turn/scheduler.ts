@@ -15,7 +15,7 @@
  * parallel, each unsafe call alone, batches in order); with calls trickling in, it is the
  * streaming rule. The queue is an array with a moving head: O(1) per call at any length.
  */
-import { Observable, type OperatorFunction } from 'rxjs'
+import { Observable, type OperatorFunction, type Subscriber } from 'rxjs'
 import type { CallHandle } from '../tool-call/tool-call.actor.js'
 
 export interface ScheduledCall {
@@ -59,122 +59,146 @@ interface Running {
 }
 
 export function scheduleCalls(options: SchedulerOptions): OperatorFunction<SchedulerInput, ScheduledCall> {
-  const cap = options.maxConcurrency
   return (source) =>
     new Observable<ScheduledCall>((subscriber) => {
-      const queue: Array<Entry | undefined> = []
-      let head = 0
-      const running = new Set<Running>()
-      let runningUnsafe = 0
-      let pending = 0
-      let ended = false
-      let stopped: string | undefined
-      let batch = -1
-      let lastSafe = false
-
-      const track = (entry: Entry, handle: CallHandle, slot: Running | undefined): void => {
-        pending++
-        void handle.done.then((outcome) => {
-          pending--
-          if (slot !== undefined) {
-            running.delete(slot)
-            if (!entry.call.safe) runningUnsafe--
-            if (outcome.toolFailed && entry.call.cascades) cascade(entry)
-          }
-          subscriber.next(entry.call)
-          pump()
-        })
-      }
-
-      const voidEntry = (entry: Entry, reason: string): void => track(entry, entry.call.void(reason), undefined)
-
-      const pump = (): void => {
-        while (head < queue.length && stopped === undefined && running.size < cap) {
-          const entry = queue[head] as Entry
-          if (!ended && !entry.call.early) break
-          if (running.size > 0 && !(entry.call.safe && runningUnsafe === 0)) break
-          queue[head++] = undefined
-          if (!entry.call.safe) runningUnsafe++
-          const slot = { entry, handle: undefined as unknown as CallHandle }
-          running.add(slot)
-          slot.handle = entry.call.start({ batch: entry.batch, running: running.size })
-          track(entry, slot.handle, slot)
-        }
-        if (head > 1024 && head * 2 > queue.length) {
-          queue.splice(0, head)
-          head = 0
-        }
-        if (ended && head >= queue.length && pending === 0) subscriber.complete()
-      }
-
-      const voidQueued = (reason: string, only?: (entry: Entry) => boolean): string[] => {
-        const voided: string[] = []
-        for (let i = head; i < queue.length; i++) {
-          const entry = queue[i]
-          if (entry === undefined || (only !== undefined && !only(entry))) continue
-          queue[i] = undefined
-          voided.push(entry.call.toolUseId)
-          voidEntry(entry, reason)
-        }
-        compact()
-        return voided
-      }
-
-      // Voided entries leave holes; the head skips them so the queue stays in order.
-      const compact = (): void => {
-        while (head < queue.length && queue[head] === undefined) head++
-      }
-
-      const cascade = (failed: Entry): void => {
-        const siblings = (e: Entry): boolean => e.batch === failed.batch
-        const reason = options.cascadeReason?.(failed.call) ?? `a parallel call (${failed.call.toolUseId}) failed`
-        const affected = [...running].filter((r) => siblings(r.entry)).map((r) => r.entry.call.toolUseId)
-        for (const r of [...running]) if (siblings(r.entry)) r.handle.abort(reason, true)
-        affected.push(...voidQueued(reason, siblings))
-        if (affected.length > 0) options.onCascade?.(failed.call, affected)
-      }
-
-      const onInput = (input: SchedulerInput): void => {
-        switch (input.type) {
-          case 'call': {
-            const { call } = input
-            if (stopped !== undefined || ended) {
-              const entry = { call, batch: batch + 1 }
-              voidEntry(entry, stopped ?? 'the message had already ended')
-              return
-            }
-            batch = call.safe && lastSafe && batch >= 0 ? batch : batch + 1
-            lastSafe = call.safe
-            queue.push({ call, batch })
-            break
-          }
-          case 'end':
-            ended = true
-            if (input.voidReason !== undefined) voidQueued(input.voidReason)
-            break
-          case 'abort':
-            if (stopped !== undefined) {
-              // Already stopped; a forced abort (discard) still stops the 'block' calls left running.
-              if (input.force === true) for (const r of [...running]) r.handle.abort(input.reason, true)
-              return
-            }
-            stopped = input.reason
-            ended = true
-            voidQueued(input.reason)
-            for (const r of [...running]) r.handle.abort(input.reason, input.force === true)
-            break
-        }
-        pump()
-      }
-
+      const queue = new CallQueue(options, subscriber)
       const subscription = source.subscribe({
-        next: onInput,
+        next: (input) => queue.onInput(input),
         error: (error: unknown) => subscriber.error(error),
-        complete: () => {
-          ended = true
-          pump()
-        },
+        complete: () => queue.sourceEnded(),
       })
       return () => subscription.unsubscribe()
     })
+}
+
+/** One subscription's state: the queue with its moving head, what runs, and whether it ended. */
+class CallQueue {
+  readonly #queue: Array<Entry | undefined> = []
+  #head = 0
+  readonly #running = new Set<Running>()
+  #runningUnsafe = 0
+  #pending = 0
+  #ended = false
+  #stopped: string | undefined
+  #batch = -1
+  #lastSafe = false
+
+  constructor(
+    private readonly options: SchedulerOptions,
+    private readonly subscriber: Subscriber<ScheduledCall>,
+  ) {}
+
+  onInput(input: SchedulerInput): void {
+    switch (input.type) {
+      case 'call':
+        if (this.#stopped !== undefined || this.#ended) {
+          const entry = { call: input.call, batch: this.#batch + 1 }
+          this.#voidEntry(entry, this.#stopped ?? 'the message had already ended')
+          return
+        }
+        this.#enqueue(input.call)
+        break
+      case 'end':
+        this.#ended = true
+        if (input.voidReason !== undefined) this.#voidQueued(input.voidReason)
+        break
+      case 'abort':
+        this.#abort(input.reason, input.force === true)
+        break
+    }
+    this.#pump()
+  }
+
+  sourceEnded(): void {
+    this.#ended = true
+    this.#pump()
+  }
+
+  /** Consecutive safe calls share a batch; an unsafe call is a batch of its own. */
+  #enqueue(call: ScheduledCall): void {
+    this.#batch = call.safe && this.#lastSafe && this.#batch >= 0 ? this.#batch : this.#batch + 1
+    this.#lastSafe = call.safe
+    this.#queue.push({ call, batch: this.#batch })
+  }
+
+  #abort(reason: string, force: boolean): void {
+    if (this.#stopped !== undefined) {
+      // Already stopped; a forced abort (discard) still stops the 'block' calls left running.
+      if (force) for (const r of [...this.#running]) r.handle.abort(reason, true)
+      return
+    }
+    this.#stopped = reason
+    this.#ended = true
+    this.#voidQueued(reason)
+    for (const r of [...this.#running]) r.handle.abort(reason, force)
+  }
+
+  #track(entry: Entry, handle: CallHandle, slot: Running | undefined): void {
+    this.#pending++
+    void handle.done.then((outcome) => {
+      this.#pending--
+      if (slot !== undefined) {
+        this.#running.delete(slot)
+        if (!entry.call.safe) this.#runningUnsafe--
+        if (outcome.toolFailed && entry.call.cascades) this.#cascade(entry)
+      }
+      this.subscriber.next(entry.call)
+      this.#pump()
+    })
+  }
+
+  #voidEntry(entry: Entry, reason: string): void {
+    this.#track(entry, entry.call.void(reason), undefined)
+  }
+
+  #pump(): void {
+    const queue = this.#queue
+    while (
+      this.#head < queue.length &&
+      this.#stopped === undefined &&
+      this.#running.size < this.options.maxConcurrency
+    ) {
+      const entry = queue[this.#head] as Entry
+      if (!this.#ended && !entry.call.early) break
+      if (this.#running.size > 0 && !(entry.call.safe && this.#runningUnsafe === 0)) break
+      queue[this.#head++] = undefined
+      this.#start(entry)
+    }
+    if (this.#head > 1024 && this.#head * 2 > queue.length) {
+      queue.splice(0, this.#head)
+      this.#head = 0
+    }
+    if (this.#ended && this.#head >= queue.length && this.#pending === 0) this.subscriber.complete()
+  }
+
+  #start(entry: Entry): void {
+    if (!entry.call.safe) this.#runningUnsafe++
+    const slot = { entry, handle: undefined as unknown as CallHandle }
+    this.#running.add(slot)
+    slot.handle = entry.call.start({ batch: entry.batch, running: this.#running.size })
+    this.#track(entry, slot.handle, slot)
+  }
+
+  #voidQueued(reason: string, only?: (entry: Entry) => boolean): string[] {
+    const voided: string[] = []
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const entry = this.#queue[i]
+      if (entry === undefined || (only !== undefined && !only(entry))) continue
+      this.#queue[i] = undefined
+      voided.push(entry.call.toolUseId)
+      this.#voidEntry(entry, reason)
+    }
+    // Voided entries leave holes; the head skips them so the queue stays in order.
+    while (this.#head < this.#queue.length && this.#queue[this.#head] === undefined) this.#head++
+    return voided
+  }
+
+  #cascade(failed: Entry): void {
+    const siblings = (e: Entry): boolean => e.batch === failed.batch
+    const reason = this.options.cascadeReason?.(failed.call) ?? `a parallel call (${failed.call.toolUseId}) failed`
+    const hit = [...this.#running].filter((r) => siblings(r.entry))
+    for (const r of hit) r.handle.abort(reason, true)
+    const affected = [...hit.map((r) => r.entry.call.toolUseId), ...this.#voidQueued(reason, siblings)]
+    if (affected.length > 0) this.options.onCascade?.(failed.call, affected)
+  }
 }
