@@ -170,16 +170,30 @@ async function runFunction(
   timeoutMs: number,
 ): Promise<Reading> {
   let timer: NodeJS.Timeout | undefined
+  // The hook's own signal fires when the call's does or when the hook overruns its timeout, so a
+  // hook that listens stops instead of running on unseen after the kernel has moved on.
+  const own = new AbortController()
+  const forward = (): void => own.abort(signal.reason)
+  if (signal.aborted) forward()
+  else signal.addEventListener('abort', forward, { once: true })
+  const error = `timed out after ${timeoutMs / 1000} s`
   try {
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)))
-    const answer = await Promise.race([Promise.resolve().then(() => fn(input, { signal })), timeout])
-    if (answer === 'timeout') return { outcome: 'error', error: `timed out after ${timeoutMs / 1000} s` }
+    const timeout = new Promise<'timeout'>(
+      (resolve) =>
+        (timer = setTimeout(() => {
+          own.abort(new Error(`the hook ${error}`))
+          resolve('timeout')
+        }, timeoutMs)),
+    )
+    const answer = await Promise.race([Promise.resolve().then(() => fn(input, { signal: own.signal })), timeout])
+    if (answer === 'timeout') return { outcome: 'error', error }
     if (answer === undefined || answer === null) return { outcome: 'continue' }
     return readJson(answer)
   } catch (error) {
     return { outcome: 'error', error: `threw: ${describeError(error)}` }
   } finally {
     clearTimeout(timer)
+    signal.removeEventListener('abort', forward)
   }
 }
 

@@ -134,6 +134,29 @@ describe('command hooks: exit codes', () => {
     })
   })
 
+  it('a function hook that overruns its timeout is told so through its signal', async () => {
+    let told: (reason: unknown) => void = () => {}
+    const aborted = new Promise((resolve) => (told = resolve))
+    const kernel = kernelWith({
+      PreToolUse: [
+        {
+          hooks: [
+            {
+              type: 'function',
+              name: 'slow',
+              timeout: 0.05,
+              fn: (_input, { signal }) =>
+                new Promise(() => signal.addEventListener('abort', () => told(signal.reason), { once: true })),
+            },
+          ],
+        },
+      ],
+    })
+    const { message } = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    expect(message.content).toHaveLength(1)
+    expect(String(await aborted)).toMatch(/timed out after 0.05 s/)
+  })
+
   it('a hook that hangs past its timeout is killed with its processes, and the call goes on', async () => {
     const dir = scratch()
     const pidFile = join(dir, 'pid')
