@@ -183,7 +183,14 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     const turn = startTurn(turnDeps(), { mode, earlyStart: early })
     if (!configured) {
       configured = true
-      log.append(sessionConfigured(turn.turnId, { ...config, tools: config.registry.tools, hooks: options.hooks }))
+      log.append(
+        sessionConfigured(turn.turnId, {
+          ...config,
+          tools: config.registry.tools,
+          hooks: options.hooks,
+          asks: options.canUseTool !== undefined,
+        }),
+      )
     }
     live.add(turn)
     void turn.result().then(() => live.delete(turn))

@@ -13,6 +13,8 @@ export interface SessionSettings {
   cwd: string
   permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
   hooks: HooksConfig | undefined
+  /** The app gave canUseTool. */
+  asks: boolean
   maxConcurrency: number
   messageBudgetChars: number
   progressLogChars: number
@@ -33,6 +35,7 @@ export function sessionConfigured(turnId: string, settings: SessionSettings): Ke
       progressLogChars: Number.isFinite(settings.progressLogChars) ? settings.progressLogChars : null,
     },
     hooks: hookSummary(settings.hooks),
+    asks: settings.asks,
     tools: settings.tools.map(toolManifest),
   }
 }

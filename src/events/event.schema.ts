@@ -109,6 +109,8 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
       progressLogChars: z.number().nonnegative().nullable(),
     }),
     hooks: z.array(z.object({ event: z.string(), matcher: z.string(), hooks: z.array(z.string()) })),
+    /** The app can be asked (it gave canUseTool); without it "ask" is denied unasked. Absent: true. */
+    asks: z.boolean().optional(),
     tools: z.array(
       z.object({
         name: z.string(),

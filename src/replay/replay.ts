@@ -14,7 +14,7 @@ import type { TurnControl } from '../actors/turn/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
-import type { PermissionAnswer, PermissionMode } from '../permissions/policy.js'
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
@@ -74,6 +74,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
+  const configured = events.find((e): e is EventOf<'session.configured'> => e.type === 'session.configured')
   const kernel = createKernelInternals({
     tools: options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult)),
     ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
@@ -92,7 +93,10 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
       hookRunner: recordedHooks(now, (event) => void log.append(event)),
     },
     log,
-    canUseTool: (request) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
+    // An app that could not be asked was not: "ask" denied unasked, and so it must be in replay.
+    ...(configured?.asks === false
+      ? {}
+      : { canUseTool: (request: PermissionRequest) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`) }),
     results: { save: ({ toolUseId }) => now.gates.wait<string>(`save:${toolUseId}`) },
   })
   const turns = groupTurns(events)

@@ -601,6 +601,19 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(kernel.log.read(), { tools: [Stored] }))
   })
 
+  it('a call that asks in an app with no way to ask (no canUseTool) replays as recorded', async () => {
+    // Found by toolkernel/testing: without canUseTool the kernel denies "ask" without a
+    // permission.requested event; replay used to supply a canUseTool of its own and so asked.
+    const Asks = Object.assign(Object.create(Echo) as Tool, {
+      checkPermissions: () => ({ behavior: 'ask', message: 'needs a person' }),
+    })
+    const kernel = testKernel([Asks])
+    await kernel.runTurn(assistant(['q', 'Echo', { text: 'x' }]))
+    const events = kernel.log.read()
+    expect(events.some((e) => e.type === 'permission.requested')).toBe(false)
+    expectOk(await replay(events, { tools: [Asks] }))
+  })
+
   it('a permission check that breaks its contract (answers nothing) replays as recorded', async () => {
     const Broken = Object.assign(Object.create(Echo) as Tool, { checkPermissions: () => undefined })
     const kernel = testKernel([Broken])
