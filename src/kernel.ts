@@ -146,7 +146,10 @@ export function createKernel(options: KernelOptions): Kernel {
 }
 
 /** The kernel with what replay needs to drive recorded turns. Not part of the public surface. */
-export function createKernelInternals(options: KernelOptions): KernelInternals {
+export function createKernelInternals(
+  options: KernelOptions,
+  internal: { legacyDispatch?: boolean } = {},
+): KernelInternals {
   const clock = options.ports?.clock ?? systemClock
   const ids = options.ports?.ids ?? randomIds
   const live = new Set<TurnControl>()
@@ -168,6 +171,7 @@ export function createKernelInternals(options: KernelOptions): KernelInternals {
     services,
     machine,
     maxConcurrency: config.maxConcurrency,
+    legacyDispatch: internal.legacyDispatch === true,
     messageBudget: config.messageBudget,
     permissions: config.permissions,
   })

@@ -1,2 +1,2 @@
 /** This toolkernel's version, as package.json says (a test keeps the two equal). */
-export const TOOLKERNEL_VERSION = '0.1.0'
+export const TOOLKERNEL_VERSION = '0.2.0'

@@ -51,6 +51,16 @@ export interface Divergence {
 export type ReplayResult =
   { ok: true; turns: number; events: number } | { ok: false; turns: number; divergence: Divergence }
 
+/**
+ * Whether the log was written by toolkernel before 0.2, whose scheduler heard of a finished call
+ * one microtask late (a log without session.configured is older still).
+ */
+function writtenBefore02(configured: EventOf<'session.configured'> | undefined): boolean {
+  if (configured === undefined) return true
+  const [major = 0, minor = 0] = configured.toolkernel.split('.').map((part) => Number.parseInt(part, 10))
+  return major === 0 && minor < 2
+}
+
 /** Output marker for a result the recording persisted: replay maps it from the saved file. */
 const PERSISTED = Symbol('persisted output')
 
@@ -75,30 +85,35 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
   const configured = events.find((e): e is EventOf<'session.configured'> => e.type === 'session.configured')
-  const kernel = createKernelInternals({
-    tools: options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult)),
-    ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
-    ...(permissionsOf(options, firstStart) !== undefined
-      ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
-      : {}),
-    ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
-    maxConcurrency: firstStart?.maxConcurrency ?? 10,
-    progressLogChars: Infinity,
-    ports: {
-      clock: { now: () => 0 },
-      ids: {
-        next: (prefix) =>
-          prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+  const kernel = createKernelInternals(
+    {
+      tools: options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult)),
+      ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
+      ...(permissionsOf(options, firstStart) !== undefined
+        ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
+        : {}),
+      ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
+      maxConcurrency: firstStart?.maxConcurrency ?? 10,
+      progressLogChars: Infinity,
+      ports: {
+        clock: { now: () => 0 },
+        ids: {
+          next: (prefix) =>
+            prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+        },
+        hookRunner: recordedHooks(now, (event) => void log.append(event)),
       },
-      hookRunner: recordedHooks(now, (event) => void log.append(event)),
+      log,
+      // An app that could not be asked was not: "ask" denied unasked, and so it must be in replay.
+      ...(configured?.asks === false
+        ? {}
+        : {
+            canUseTool: (request: PermissionRequest) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
+          }),
+      results: { save: ({ toolUseId }) => now.gates.wait<string>(`save:${toolUseId}`) },
     },
-    log,
-    // An app that could not be asked was not: "ask" denied unasked, and so it must be in replay.
-    ...(configured?.asks === false
-      ? {}
-      : { canUseTool: (request: PermissionRequest) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`) }),
-    results: { save: ({ toolUseId }) => now.gates.wait<string>(`save:${toolUseId}`) },
-  })
+    { legacyDispatch: writtenBefore02(configured) },
+  )
   const turns = groupTurns(events)
   // The engine decides nothing before its shell grammar is loaded; the walk must not start earlier.
   await kernel.ready()

@@ -601,6 +601,32 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(kernel.log.read(), { tools: [Stored] }))
   })
 
+  it('safe calls past the cap whose tools answer at once replay as recorded (dispatch at a fixed point)', async () => {
+    // Found by toolkernel/testing: the scheduler heard of a finished call one microtask late, so
+    // whether the next call started before or after its siblings' answers depended on promise
+    // timing that replay cannot reproduce; now it hears synchronously, at the result.
+    let calls = 0
+    const Quick = Object.assign(Object.create(Echo) as Tool, {
+      isConcurrencySafe: () => true,
+      call: async () => {
+        if (calls++ === 2) throw new Error('boom')
+        return 'echo:'
+      },
+    })
+    const kernel = testKernel([Quick], { maxConcurrency: 3 })
+    await kernel.runTurn(
+      assistant(...['a', 'b', 'c', 'd'].map((id) => [id, 'Echo', { text: '' }] as [string, string, unknown])),
+    )
+    const events = kernel.log.read()
+    const order = events.filter((e) => e.type === 'tool.dispatched' || e.type === 'tool.result')
+    // d starts as soon as a's result frees a slot, before b and c answer.
+    expect(order.map((e) => `${e.type === 'tool.result' ? 'result' : 'start'} ${e.toolUseId}`).slice(3, 5)).toEqual([
+      'result a',
+      'start d',
+    ])
+    expectOk(await replay(events, { tools: [Quick] }))
+  })
+
   it('a call that asks in an app with no way to ask (no canUseTool) replays as recorded', async () => {
     // Found by toolkernel/testing: without canUseTool the kernel denies "ask" without a
     // permission.requested event; replay used to supply a canUseTool of its own and so asked.

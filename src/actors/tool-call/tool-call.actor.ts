@@ -41,8 +41,13 @@ export interface CallOutcome {
 }
 
 export interface CallHandle {
-  /** Settles when the call's `tool.result` is in the log. Never rejects. */
-  readonly done: Promise<CallOutcome>
+  /**
+   * Calls `listener` once, synchronously, when the call's `tool.result` is in the log (at once
+   * if it already is). Synchronous, not a promise: what the scheduler does next (start the
+   * next call) then follows that result at a fixed point of the log, whatever else settles in
+   * the meantime — so a re-execution makes the same decisions at the same points.
+   */
+  onDone(listener: (outcome: CallOutcome) => void): void
   /**
    * Interrupts the call: cancels it where it waits, aborts a running 'cancel' tool, leaves a
    * 'block' tool running — unless `force`, which stops that too.
@@ -133,26 +138,42 @@ export function startToolCall(
     actor = createActor(machine, { input })
   } catch (error) {
     failInternally(error)
-    return { done: Promise.resolve(NOT_FAILED), abort: () => {} }
+    return { onDone: (listener) => listener(NOT_FAILED), abort: () => {} }
   }
-  const done = new Promise<CallOutcome>((resolve) => {
-    actor.subscribe({
-      complete: () => {
-        unbind()
-        const failure = actor.getSnapshot().context.failure
-        resolve(failure?.step === 'call' && failure.code === 'tool_error' ? FAILED : NOT_FAILED)
-      },
-      error: (error: unknown) => {
-        failInternally(error)
-        resolve(NOT_FAILED)
-      },
-    })
+  const done = settleOnce()
+  actor.subscribe({
+    complete: () => {
+      unbind()
+      const failure = actor.getSnapshot().context.failure
+      done.settle(failure?.step === 'call' && failure.code === 'tool_error' ? FAILED : NOT_FAILED)
+    },
+    error: (error: unknown) => {
+      failInternally(error)
+      done.settle(NOT_FAILED)
+    },
   })
   actor.start()
   return {
-    done,
+    onDone: done.onDone,
     abort: (reason: string, force = false) => {
       if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force })
+    },
+  }
+}
+
+/** An outcome told once to one listener, whichever comes first: the listener or the outcome. */
+function settleOnce(): { settle(outcome: CallOutcome): void; onDone(listener: (outcome: CallOutcome) => void): void } {
+  let outcome: CallOutcome | undefined
+  let listener: ((outcome: CallOutcome) => void) | undefined
+  return {
+    settle(value) {
+      if (outcome !== undefined) return
+      outcome = value
+      listener?.(value)
+    },
+    onDone(value) {
+      listener = value
+      if (outcome !== undefined) value(outcome)
     },
   }
 }

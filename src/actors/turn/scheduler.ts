@@ -46,6 +46,11 @@ export interface SchedulerOptions {
   onCascade?: (failed: ScheduledCall, siblings: readonly string[]) => void
   /** The reason siblings are given when `failed` cascades. */
   cascadeReason?: (failed: ScheduledCall) => string
+  /**
+   * Hear of finished calls one microtask late, as toolkernel before 0.2 did: replay sets it for
+   * logs that engine wrote, so their dispatch points replay as recorded (decisions.md, 29).
+   */
+  legacyDispatch?: boolean
 }
 
 interface Entry {
@@ -82,6 +87,8 @@ class CallQueue {
   #stopped: string | undefined
   #batch = -1
   #lastSafe = false
+  readonly #backlog: Array<() => void> = []
+  #busy = false
 
   constructor(
     private readonly options: SchedulerOptions,
@@ -89,6 +96,10 @@ class CallQueue {
   ) {}
 
   onInput(input: SchedulerInput): void {
+    this.#run(() => this.#take(input))
+  }
+
+  #take(input: SchedulerInput): void {
     switch (input.type) {
       case 'call':
         if (this.#stopped !== undefined || this.#ended) {
@@ -110,8 +121,10 @@ class CallQueue {
   }
 
   sourceEnded(): void {
-    this.#ended = true
-    this.#pump()
+    this.#run(() => {
+      this.#ended = true
+      this.#pump()
+    })
   }
 
   /** Consecutive safe calls share a batch; an unsafe call is a batch of its own. */
@@ -135,16 +148,36 @@ class CallQueue {
 
   #track(entry: Entry, handle: CallHandle, slot: Running | undefined): void {
     this.#pending++
-    void handle.done.then((outcome) => {
-      this.#pending--
-      if (slot !== undefined) {
-        this.#running.delete(slot)
-        if (!entry.call.safe) this.#runningUnsafe--
-        if (outcome.toolFailed && entry.call.cascades) this.#cascade(entry)
-      }
-      this.subscriber.next(entry.call)
-      this.#pump()
-    })
+    const hear = (work: () => void): void =>
+      this.options.legacyDispatch === true ? queueMicrotask(() => this.#run(work)) : this.#run(work)
+    handle.onDone((outcome) =>
+      hear(() => {
+        this.#pending--
+        if (slot !== undefined) {
+          this.#running.delete(slot)
+          if (!entry.call.safe) this.#runningUnsafe--
+          if (outcome.toolFailed && entry.call.cascades) this.#cascade(entry)
+        }
+        this.subscriber.next(entry.call)
+        this.#pump()
+      }),
+    )
+  }
+
+  /**
+   * Runs `work` now, or — when the queue is already busy (a call that finished synchronously
+   * inside `start`, a voided call inside a loop) — right after the work in hand: never reentrant,
+   * and never later than the current synchronous step, so decisions sit at fixed points of the log.
+   */
+  #run(work: () => void): void {
+    this.#backlog.push(work)
+    if (this.#busy) return
+    this.#busy = true
+    try {
+      for (let next = this.#backlog.shift(); next !== undefined; next = this.#backlog.shift()) next()
+    } finally {
+      this.#busy = false
+    }
   }
 
   #voidEntry(entry: Entry, reason: string): void {

@@ -65,6 +65,8 @@ export interface TurnDeps {
   services: CallServices
   machine: ProvidedToolCallMachine
   maxConcurrency: number
+  /** Replaying a log of toolkernel < 0.2: see SchedulerOptions.legacyDispatch. */
+  legacyDispatch?: boolean
   /** Characters the turn's message may carry before fresh results are persisted. */
   messageBudget: number
   /** The permission configuration in force (recorded in turn.started for replay). */
@@ -243,6 +245,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     .pipe(
       scheduleCalls({
         maxConcurrency: deps.maxConcurrency,
+        legacyDispatch: deps.legacyDispatch === true,
         cascadeReason: (failed) =>
           `a parallel call (${failed.name} ${failed.toolUseId}) failed, so its siblings were stopped`,
         onCascade: (failed, siblings) =>

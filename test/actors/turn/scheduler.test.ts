@@ -23,7 +23,7 @@ function harness(options: Partial<SchedulerOptions> = {}) {
   const log: string[] = []
   const finished: string[] = []
   const cascades: Array<[string, string[]]> = []
-  const handles = new Map<string, { done: Promise<CallOutcome>; resolve: (o: CallOutcome) => void }>()
+  const handles = new Map<string, { resolve: (o: CallOutcome) => void }>()
   const slots = new Map<string, { batch: number; running: number }>()
   let completed = false
   let failed: unknown
@@ -43,10 +43,21 @@ function harness(options: Partial<SchedulerOptions> = {}) {
     })
 
   const handleFor = (id: string): CallHandle => {
-    let resolve!: (o: CallOutcome) => void
-    const done = new Promise<CallOutcome>((r) => (resolve = r))
-    handles.set(id, { done, resolve })
-    return { done, abort: (reason, force) => log.push(`abort ${id} ${reason}${force === true ? ' (force)' : ''}`) }
+    let listener: ((o: CallOutcome) => void) | undefined
+    let outcome: CallOutcome | undefined
+    handles.set(id, {
+      resolve: (o) => {
+        outcome = o
+        listener?.(o)
+      },
+    })
+    return {
+      onDone: (l) => {
+        listener = l
+        if (outcome !== undefined) l(outcome)
+      },
+      abort: (reason, force) => log.push(`abort ${id} ${reason}${force === true ? ' (force)' : ''}`),
+    }
   }
 
   const call = (id: string, flags: Flags = {}): ScheduledCall => ({
@@ -62,7 +73,7 @@ function harness(options: Partial<SchedulerOptions> = {}) {
     },
     void: (reason) => {
       log.push(`void ${id}: ${reason}`)
-      return { done: Promise.resolve({ toolFailed: false }), abort: () => {} }
+      return { onDone: (l) => l({ toolFailed: false }), abort: () => {} }
     },
   })
 
@@ -86,9 +97,9 @@ function harness(options: Partial<SchedulerOptions> = {}) {
     finish: async (id: string, toolFailed = false) => {
       const handle = handles.get(id)
       if (handle === undefined) throw new Error(`${id} never started`)
+      // The scheduler hears of it synchronously (CallHandle.onDone), so it has reacted on return.
       handle.resolve({ toolFailed })
-      // The scheduler's own `then` was attached first, so it has run once this await resumes.
-      await handle.done
+      await Promise.resolve()
     },
     /** Lets already-settled promises (voided calls) run their callbacks. */
     flush: () => new Promise<void>((resolve) => setImmediate(resolve)),
