@@ -236,7 +236,9 @@ function interruptible(tool: Tool): boolean {
 }
 
 function startTurn(kernel: ReturnType<typeof createKernel>, run: Run, signal: AbortSignal): Promise<TurnResult> {
-  if (run.mode === 'batch') return kernel.runTurn(run.message, { signal })
+  // The message is the Anthropic shape runTurn reads; typed apart so the kit does not restate the intake types.
+  if (run.mode === 'batch')
+    return kernel.runTurn(run.message as unknown as Parameters<typeof kernel.runTurn>[0], { signal })
   const turn = kernel.startTurn({ signal })
   for (const event of run.stream) {
     if (signal.aborted) break
