@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 /** The `toolkernel` command. */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { runDemo } from './demo.js'
 import { CliError, loadLog } from './load-log.js'
 import { safeForTerminal } from './terminal.js'
 
@@ -20,6 +19,9 @@ commands:
   stats <log>         counts, time queued and running, error classes
   timeline <log> [--html FILE]
                       the timeline as text, or as a self-contained HTML page
+  export <log> --otlp URL | --chrome-trace FILE
+                      the tool calls as OpenTelemetry spans, to an OTLP/HTTP receiver or
+                      a Chrome/Perfetto trace file (toolkernel export --help for more)
   help                show this text
 `
 
@@ -46,6 +48,8 @@ export async function main(
         err,
       )
       if (parsed === undefined) return 2
+      // Loaded only here: the demo pulls in the whole kernel, which the log commands do not need.
+      const { runDemo } = await import('./demo.js')
       await runDemo({ logPath: String(parsed.log), out, stream: parsed.stream === true })
       return 0
     }
@@ -54,6 +58,8 @@ export async function main(
     case 'stats':
     case 'timeline':
       return logCommand(command, rest, line, err)
+    case 'export':
+      return (await import('./export.js')).exportCommand(rest, line, err)
     case undefined:
     case 'help':
     case '--help':
