@@ -5,8 +5,13 @@
  * ratio (these machines are shared and noisy: absolute times mean little). Needs a build
  * (`npm run build`, or TOOLKERNEL_DIST=<dir> for a build elsewhere) and rg on PATH. Not part of
  * `npm test`.
+ *
+ * The issue's tree (about 14,000 source files, 280 MB): BENCH_FILES=14000 BENCH_FILE_BYTES=20000.
+ * BENCH_TREE=<dir> reuses a tree built before (with BENCH_KEEP=1, which keeps it and prints where);
+ * BENCH_CASES=<substring> runs only the cases whose name contains it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -109,15 +114,24 @@ async function time(search, request) {
   return { ms: performance.now() - t, result }
 }
 
+function treeOf() {
+  const kept = process.env.BENCH_TREE
+  if (kept === undefined) return buildTree()
+  const bytes = Number(readFileSync(`${kept}.bytes`, 'utf8'))
+  return { root: kept, bytes }
+}
+
 async function main() {
-  const { root, bytes } = buildTree()
+  const { root, bytes } = treeOf()
+  if (process.env.BENCH_KEEP !== undefined) writeFileSync(`${root}.bytes`, String(bytes))
   const rg = createFileSearch({ ripgrep: true })
   const builtin = createFileSearch({ ripgrep: false })
   console.log(`tree: ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB of text, in ${root}`)
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`)
   try {
     const rows = []
-    for (const c of CASES) {
+    const only = process.env.BENCH_CASES
+    for (const c of CASES.filter((x) => only === undefined || x.name.includes(only))) {
       const request = { root, ignoreCase: false, context: 0, limit: 100, ...c }
       const times = { rg: [], builtin: [] }
       await time(rg, request) // warm the page cache and the worker
@@ -146,8 +160,18 @@ async function main() {
     console.table(rows)
     const ratios = rows.map((r) => Number(r.ratio))
     console.log(`builtin / rg: median ratio ${median(ratios).toFixed(2)}, worst ${Math.max(...ratios).toFixed(2)}`)
+    // The adapter runs rg with --sort path, which makes it single-threaded; rg unsorted uses every
+    // core. For reference: the no-match scan by rg on its own, unsorted.
+    const scan = []
+    for (let r = 0; r < ROUNDS; r++) {
+      const t = performance.now()
+      spawnSync('rg', ['-c', 'zzz_never_there', '--hidden', '--no-require-git', '--no-config', root])
+      scan.push(performance.now() - t)
+    }
+    console.log(`rg unsorted (all cores), no-match scan: ${median(scan).toFixed(1)} ms`)
   } finally {
-    rmSync(root, { recursive: true, force: true })
+    if (process.env.BENCH_KEEP !== undefined || process.env.BENCH_TREE !== undefined) console.log(`kept ${root}`)
+    else rmSync(root, { recursive: true, force: true })
   }
 }
 

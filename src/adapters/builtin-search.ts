@@ -2,16 +2,17 @@
  * The built-in Grep, for machines without ripgrep. The walk and the formatting run here; reading
  * and matching run in worker threads (grep-worker.ts), so neither a pattern that backtracks
  * catastrophically nor a file system that hangs can block the process, and both end at the time
- * limit. Files go to the workers in path order, a batch at a time, and the answers are taken in
- * that order, so the search stops as soon as the limit is certainly passed.
+ * limit. The walk yields files in path order as it finds them; they go to the workers in that
+ * order, a batch at a time, while the walk goes on, and the answers are taken in that order, so the
+ * search — walk included — stops as soon as the limit is certainly passed.
  */
 import { availableParallelism } from 'node:os'
 import { basename } from 'node:path'
 import type { GrepOptions, GrepResult } from '../ports/index.js'
 import { formatGrep, type FileMatches } from './grep-format.js'
-import { MAX_WORKERS, openSearchWorkers, type MatchResult, type SearchWorkers } from './grep-worker.js'
+import { MAX_WORKERS, openSearchWorkers, type FileRef, type MatchResult, type SearchWorkers } from './grep-worker.js'
 import { abortError, seconds } from './search-errors.js'
-import { walkTree, type WalkedFile } from './search-walk.js'
+import { walkFiles, type WalkedFile } from './search-walk.js'
 
 /** Files per batch, and batches queued per worker: enough that a worker never waits for the next. */
 const BATCH_FILES = 32
@@ -32,29 +33,72 @@ export async function builtinSearch(options: GrepOptions, isFile: boolean, tunin
   const { signal } = options
   const guard = deadline(timeoutMs, signal)
   let workers: SearchWorkers | undefined
-  let files: WalkedFile[] = []
+  const feed = new FileFeed(
+    isFile
+      ? single({ path: basename(options.root), full: options.root })
+      : walkFiles(options.root, options.glob, signal),
+  )
   try {
     const work = (async () => {
-      files = isFile
-        ? [{ path: basename(options.root), full: options.root }]
-        : await walkTree(options.root, options.glob, signal)
+      // Enough of the walk to know how many workers are worth starting.
+      await feed.fill(BATCH_FILES * MAX_WORKERS)
       // The search may be over (timed out, aborted) while the tree was walked: then start nothing.
-      if (guard.fired() || files.length === 0) return []
-      const count = Math.min(MAX_WORKERS, availableParallelism(), Math.ceil(files.length / BATCH_FILES))
+      if (guard.fired() || feed.files.length === 0) return []
+      const count = Math.min(MAX_WORKERS, availableParallelism(), Math.ceil(feed.files.length / BATCH_FILES))
       // Only plain data crosses into a worker (no signal, no callbacks).
       const { pattern, ignoreCase, mode, context } = options
       const request = { pattern, ignoreCase, mode, context, maxMatches: maxMatches(options), pieceBytes }
       workers = openSearchWorkers(request, count)
-      return searchFiles(files, workers, options, guard)
+      return searchFiles(feed, workers, options, guard)
     })()
     const found = await Promise.race([work, guard.expired])
     return formatGrep(found, options, 'builtin')
   } catch (error) {
-    if (error === TIMED_OUT) throw new Error(timeoutMessage(options.root, timeoutMs, files, workers))
+    if (error === TIMED_OUT) throw new Error(timeoutMessage(options.root, timeoutMs, feed.files, workers))
     throw error
   } finally {
     guard.clear()
+    feed.stop()
     workers?.close(guard.fired())
+  }
+}
+
+async function* single(file: WalkedFile): AsyncGenerator<WalkedFile[], void, undefined> {
+  yield [file]
+}
+
+/** The files the walk has found so far (a file's id is its index), and the walk that finds more. */
+class FileFeed {
+  readonly files: WalkedFile[] = []
+  /** Files before this one have gone to a worker. */
+  next = 0
+  private done = false
+
+  constructor(private readonly walk: AsyncGenerator<WalkedFile[], void, undefined>) {}
+
+  /** Walks on until `count` files wait to be posted, or the walk is over. */
+  async fill(count: number): Promise<void> {
+    while (!this.done && this.files.length - this.next < count) {
+      const step = await this.walk.next()
+      if (step.done === true) this.done = true
+      else for (const file of step.value) this.files.push(file)
+    }
+  }
+
+  /** The next batch of at most `size` files, walking on for it; empty once the walk is over. */
+  async take(size: number): Promise<FileRef[]> {
+    await this.fill(size)
+    const batch = this.files.slice(this.next, this.next + size).map((f, i) => ({ id: this.next + i, path: f.full }))
+    this.next += batch.length
+    return batch
+  }
+
+  /** No more files are wanted: the walk ends where it is. */
+  stop(): void {
+    if (this.done) return
+    this.done = true
+    // A walk waiting on a listing finishes that step, then ends; its failure is nobody's concern now.
+    this.walk.return(undefined).catch(() => {})
   }
 }
 
@@ -109,7 +153,7 @@ function timeoutMessage(root: string, timeoutMs: number, files: WalkedFile[], wo
 
 /** Keeps every worker a batch ahead; takes the answers in order; stops once the limit is passed. */
 async function searchFiles(
-  files: WalkedFile[],
+  feed: FileFeed,
   workers: SearchWorkers,
   options: GrepOptions,
   guard: Deadline,
@@ -118,22 +162,24 @@ async function searchFiles(
   const enough = stopRule(options)
   const queued: Array<Promise<MatchResult[]>> = []
   const depth = QUEUED_PER_WORKER * MAX_WORKERS
-  let next = 0
-  const post = (): void => {
-    const batch = files.slice(next, next + BATCH_FILES).map((f, i) => ({ id: next + i, path: f.full }))
-    next += batch.length
-    const answer = workers.match(batch)
-    // A worker that fails rejects every batch it holds; only the first is awaited.
-    answer.catch(() => {})
-    queued.push(answer)
+  /** Posts batches until `depth` are queued or the walk has no more files. */
+  const topUp = async (): Promise<void> => {
+    while (queued.length < depth && !guard.fired()) {
+      const batch = await feed.take(BATCH_FILES)
+      if (batch.length === 0) return
+      const answer = workers.match(batch)
+      // A worker that fails rejects every batch it holds; only the first is awaited.
+      answer.catch(() => {})
+      queued.push(answer)
+    }
   }
-  while (queued.length < depth && next < files.length) post()
+  await topUp()
   while (queued.length > 0 && !guard.fired()) {
     for (const r of await (queued.shift() as Promise<MatchResult[]>)) {
-      found.push({ path: (files[r.id] as WalkedFile).path, count: r.count, hits: r.hits })
+      found.push({ path: (feed.files[r.id] as WalkedFile).path, count: r.count, hits: r.hits })
     }
     if (enough(found)) break
-    while (queued.length < depth && next < files.length) post()
+    await topUp()
   }
   return found
 }

@@ -8,7 +8,7 @@
 import ignore, { type Ignore } from 'ignore'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { glob as walk } from 'tinyglobby'
+import type { GlobOptions } from 'tinyglobby'
 import type { FileSearch, GlobMatch, GrepOptions } from '../ports/index.js'
 import { builtinSearch } from './builtin-search.js'
 import { describeKind, kindOf } from './node-fs.js'
@@ -23,6 +23,10 @@ export const GREP_TIMEOUT_MS = 20_000
 const PIECE_BYTES = 16 * 1024 * 1024
 
 const ignoreGlobs = ALWAYS_IGNORED.map((d) => `**/${d}/**`)
+
+/** tinyglobby, loaded on the first Glob: importing the kernel does not pay for it. */
+const walk = async (pattern: string, options: GlobOptions): Promise<string[]> =>
+  (await import('tinyglobby')).glob(pattern, options)
 
 async function gitignores(root: string): Promise<Array<{ dir: string; rules: Ignore }>> {
   const files = await walk('**/.gitignore', { cwd: root, ignore: ignoreGlobs, dot: true, absolute: false })

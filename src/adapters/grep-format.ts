@@ -20,19 +20,25 @@ export interface FileMatches {
   hits: Hit[]
 }
 
+const SLASH = 0x2f
+
 /**
  * Orders paths name by name, by UTF-16 code unit: `a/b` before `a.c` (the directory `a` sorts as
  * `a`). This is ripgrep's `--sort path` order, so its sorted output needs no reordering.
  */
 export function comparePaths(a: string, b: string): number {
-  const x = a.split('/')
-  const y = b.split('/')
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const p = x[i] as string
-    const q = y[i] as string
-    if (p !== q) return p < q ? -1 : 1
+  // Name by name is code unit by code unit with '/' below every other character: at the first
+  // difference, the path whose name ends there sorts first. No splitting, no allocation.
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    if (x === SLASH) return -1
+    if (y === SLASH) return 1
+    return x - y
   }
-  return x.length - y.length
+  return a.length - b.length
 }
 
 /** Shapes matches into the tool's lines: `path:line: text` (context `path-line- text`), names, or counts. */

@@ -9,8 +9,7 @@
 import ignore, { type Ignore } from 'ignore'
 import type { Dirent } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import { comparePaths } from './grep-format.js'
+import { dirname, join, resolve } from 'node:path'
 
 /** Directories (and files) no search enters: passed to ripgrep as `--glob !name`. */
 export const ALWAYS_IGNORED = [
@@ -32,8 +31,8 @@ export const ALWAYS_IGNORED = [
 const SKIPPED = new Set(ALWAYS_IGNORED)
 /** Later files win: .rgignore over .ignore over .gitignore, as in ripgrep. */
 const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore']
-/** Directories read at once. */
-const WALK_CONCURRENCY = 16
+/** Subdirectories of a directory whose listings are read ahead of the walk. */
+const READ_AHEAD = 8
 
 /** A file to search: its path relative to the root (forward slashes) and its absolute path. */
 export interface WalkedFile {
@@ -47,31 +46,116 @@ interface Rules {
   rules: Ignore
 }
 
+/** A directory's entries sorted by name, and the rules that apply inside it. */
+interface Listing {
+  entries: Dirent[]
+  rules: Rules[]
+}
+
+/** A subdirectory the walk will enter; its listing is read ahead once it is near. */
+interface SubDir {
+  dir: string
+  rel: string
+  /** Its place among the frame's subdirectories. */
+  order: number
+  listing: Promise<Listing> | undefined
+}
+
+/** A directory being walked: its files and subdirectories in name order, and where the walk is. */
+interface Frame {
+  items: Array<WalkedFile | SubDir>
+  dirs: SubDir[]
+  rules: Rules[]
+  at: number
+  /** Subdirectories whose listing has been started. */
+  started: number
+}
+
+/**
+ * Every regular file under `root` the search should read, in ripgrep's `--sort path` order, a
+ * batch at a time as the walk finds them: a search can start on the first files while the walk
+ * goes on, and stop it when it has enough. Directories are walked depth first with their entries
+ * sorted by name, which is exactly that order (a directory's contents sort where its name sorts);
+ * the listings of the next few subdirectories are read ahead, so the walk rarely waits for one.
+ */
+export async function* walkFiles(
+  root: string,
+  glob: string | undefined,
+  signal?: AbortSignal,
+): AsyncGenerator<WalkedFile[], void, undefined> {
+  const matcher = glob === undefined ? undefined : globMatcher(glob)
+  const top = resolve(root)
+  const stack = [frameOf(top, '', await listDir(top, await parentRules(top)), matcher)]
+  let batch: WalkedFile[] = []
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame
+    const item = frame.items[frame.at++]
+    if (item === undefined) {
+      stack.pop()
+      continue
+    }
+    if ('full' in item) {
+      batch.push(item)
+      continue
+    }
+    // Files found so far go out before the walk waits for a listing.
+    if (batch.length > 0) yield batch
+    batch = []
+    signal?.throwIfAborted()
+    readAhead(frame, item.order + 1 + READ_AHEAD)
+    const listing = await (item.listing ?? listDir(item.dir, frame.rules))
+    item.listing = undefined
+    stack.push(frameOf(item.dir, item.rel, listing, matcher))
+  }
+  if (batch.length > 0) yield batch
+}
+
 /** Every regular file under `root` the search should read, sorted by path (ripgrep's order). */
 export async function walkTree(root: string, glob: string | undefined, signal?: AbortSignal): Promise<WalkedFile[]> {
-  const matcher = glob === undefined ? undefined : globMatcher(glob)
   const files: WalkedFile[] = []
-  const pending: Array<{ dir: string; rel: string; rules: Rules[] }> = [
-    { dir: root, rel: '', rules: await parentRules(root) },
-  ]
-  const visit = async (task: (typeof pending)[number]): Promise<void> => {
-    const entries = await readdir(task.dir, { withFileTypes: true }).catch(() => [] as Dirent[])
-    const rules = [...task.rules, ...(await ownRules(task.dir, entries))]
-    for (const entry of entries) {
-      if (SKIPPED.has(entry.name)) continue
-      const rel = task.rel === '' ? entry.name : `${task.rel}/${entry.name}`
-      const full = join(task.dir, entry.name)
-      if (entry.isDirectory()) {
-        if (matcher?.prunes(rel) !== true && !ignored(full, true, rules)) pending.push({ dir: full, rel, rules })
-      } else if (entry.isFile() && wanted(full, rel, rules, matcher)) files.push({ path: rel, full })
-      // Anything else is a symlink (not followed, as ripgrep does not) or a special file.
-    }
+  for await (const batch of walkFiles(root, glob, signal)) for (const file of batch) files.push(file)
+  return files
+}
+
+function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+}
+
+async function listDir(dir: string, inherited: Rules[]): Promise<Listing> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[])
+  entries.sort(byName)
+  const own = await ownRules(dir, entries)
+  return { entries, rules: own.length === 0 ? inherited : [...inherited, ...own] }
+}
+
+/** Sorts a directory's entries into the files to search and the subdirectories to enter. */
+function frameOf(dir: string, rel: string, listing: Listing, matcher: GlobMatcher | undefined): Frame {
+  const { entries, rules } = listing
+  const frame: Frame = { items: [], dirs: [], rules, at: 0, started: 0 }
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`
+  for (const entry of entries) {
+    if (SKIPPED.has(entry.name)) continue
+    const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`
+    const full = prefix + entry.name
+    if (entry.isDirectory()) {
+      if (matcher?.prunes(childRel) === true || ignored(full, true, rules)) continue
+      const sub: SubDir = { dir: full, rel: childRel, order: frame.dirs.length, listing: undefined }
+      frame.items.push(sub)
+      frame.dirs.push(sub)
+    } else if (entry.isFile() && wanted(full, childRel, rules, matcher)) frame.items.push({ path: childRel, full })
+    // Anything else is a symlink (not followed, as ripgrep does not) or a special file.
   }
-  while (pending.length > 0) {
-    signal?.throwIfAborted()
-    await Promise.all(pending.splice(0, WALK_CONCURRENCY).map(visit))
+  readAhead(frame, READ_AHEAD)
+  return frame
+}
+
+/** Starts reading the listings of the frame's subdirectories up to `upTo` (exclusive). */
+function readAhead(frame: Frame, upTo: number): void {
+  const end = Math.min(upTo, frame.dirs.length)
+  for (; frame.started < end; frame.started++) {
+    const sub = frame.dirs[frame.started] as SubDir
+    sub.listing = listDir(sub.dir, frame.rules)
   }
-  return files.sort((a, b) => comparePaths(a.path, b.path))
 }
 
 function wanted(full: string, rel: string, rules: Rules[], matcher: GlobMatcher | undefined): boolean {
@@ -114,7 +198,22 @@ async function parentRules(root: string): Promise<Rules[]> {
     dirs.unshift(dir)
     if (dirname(dir) === dir) break
   }
-  return (await Promise.all(dirs.map((dir) => rulesFrom(dir, IGNORE_FILES)))).flat()
+  const rules = (await Promise.all(dirs.map((dir) => rulesFrom(dir, IGNORE_FILES)))).flat()
+  for (const r of rules) keepSearched(r, root)
+  return rules
+}
+
+/**
+ * The root is searched because it was asked for, even where a parent's rules ignore it (Grep in
+ * `node_modules/x`, in an ignored build directory), as ripgrep does; the parent's other rules
+ * still apply to what is inside. `ignore` tests a path's parent directories first, so the root
+ * and the directories between it and the rules' base are re-included by anchored negations,
+ * added last. A name that a pattern cannot hold literally keeps the old verdict (not searched).
+ */
+function keepSearched(r: Rules, root: string): void {
+  const names = root.slice(r.base.length + 1).split('/')
+  if (names.some((name) => name === '' || /[\\*?[\]!#\s]/.test(name))) return
+  r.rules.add(names.map((_, i) => `!/${names.slice(0, i + 1).join('/')}/`))
 }
 
 interface GlobMatcher {

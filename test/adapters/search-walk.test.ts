@@ -2,9 +2,10 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { comparePaths } from '../../src/adapters/grep-format.js'
-import { ALWAYS_IGNORED, expandBraces, globMatcher, walkTree } from '../../src/adapters/search-walk.js'
+import { ALWAYS_IGNORED, expandBraces, globMatcher, walkFiles, walkTree } from '../../src/adapters/search-walk.js'
 import { ripgrepInstalled } from '../programs.js'
 
 const dirs: string[] = []
@@ -39,6 +40,13 @@ describe('walkTree', () => {
       'dist/y.js': '',
     })
     expect(await paths(root)).toEqual(['.gitignore', 'src/.ignore', 'src/.rgignore', 'src/a.ts', 'src/keep.log'])
+  })
+
+  it('searches a root inside a directory its parent’s ignore file ignores, as ripgrep does', async () => {
+    // A path given to search is searched; the parent's other rules still apply below it.
+    const root = tree({ '.gitignore': 'vendor/\n*.log\n', 'vendor/lib/a.ts': '', 'vendor/lib/b.log': '' })
+    expect(await paths(join(root, 'vendor', 'lib'))).toEqual(['a.ts'])
+    expect(await paths(root)).toEqual(['.gitignore'])
   })
 
   it('reads the ignore files of the root’s parents, and does not follow symlinks inside the tree', async () => {
@@ -123,9 +131,74 @@ describe.skipIf(!ripgrepInstalled)('walkTree and rg --files (needs ripgrep on PA
     }
     expect(await paths(join(root, 'src'))).toEqual(ripgrepFiles(join(root, 'src')))
   })
+
+  it('search a root that a parent’s ignore file ignores, applying the rest of its rules inside', async () => {
+    const root = tree({
+      '.gitignore': 'vendor/\n*.log\n/vendor/lib/deep/x.ts\n',
+      'vendor/lib/a.ts': '',
+      'vendor/lib/b.log': '',
+      'vendor/lib/deep/x.ts': '',
+      'vendor/lib/deep/y.ts': '',
+    })
+    for (const dir of ['vendor', 'vendor/lib', 'vendor/lib/deep'])
+      expect({ dir, files: await paths(join(root, dir)) }).toEqual({ dir, files: ripgrepFiles(join(root, dir)) })
+  })
+})
+
+describe('walkFiles', () => {
+  it('yields the files in path order as it walks, past the directories it reads ahead', async () => {
+    const files: Record<string, string> = { '.gitignore': 'skip*/\n' }
+    // More subdirectories than are read ahead, nested, with names that sort around '/'.
+    for (let i = 0; i < 30; i++) {
+      files[`d${i}/f.ts`] = ''
+      files[`d${i}.ts`] = ''
+      files[`d${i}/sub/deeper/x.ts`] = ''
+      files[`skip${i}/hidden.ts`] = ''
+    }
+    const root = tree(files)
+    const batches: string[][] = []
+    for await (const batch of walkFiles(root, undefined)) batches.push(batch.map((f) => f.path))
+    const all = batches.flat()
+    expect(all).toEqual([...all].sort(comparePaths))
+    expect(all).toHaveLength(91)
+    expect(all.some((p) => p.startsWith('skip'))).toBe(false)
+    expect(batches.length).toBeGreaterThan(1)
+    expect(all).toEqual(await paths(root))
+  })
+
+  it('ends where it is when the consumer stops', async () => {
+    const root = tree(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`d${i}/f.ts`, ''])))
+    const walk = walkFiles(root, undefined)
+    const first = await walk.next()
+    expect(first.done).toBe(false)
+    expect(await walk.return(undefined)).toEqual({ done: true, value: undefined })
+    expect((await walk.next()).done).toBe(true)
+  })
 })
 
 describe('globs and order', () => {
+  it('compares paths as splitting them into names and comparing name by name would', () => {
+    const byNames = (a: string, b: string): number => {
+      const x = a.split('/')
+      const y = b.split('/')
+      for (let i = 0; i < Math.min(x.length, y.length); i++)
+        if (x[i] !== y[i]) return (x[i] as string) < (y[i] as string) ? -1 : 1
+      return x.length - y.length
+    }
+    const name = fc.string({
+      unit: fc.constantFrom('a', 'b', '.', '-', ' ', 'B', '_', 'é', '0'),
+      minLength: 1,
+      maxLength: 4,
+    })
+    const path = fc.array(name, { minLength: 1, maxLength: 4 }).map((names) => names.join('/'))
+    fc.assert(
+      fc.property(path, path, (a, b) => {
+        expect(Math.sign(comparePaths(a, b))).toBe(Math.sign(byNames(a, b)))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
   it('expands braces, nested too', () => {
     expect(expandBraces('a{b,c}d')).toEqual(['abd', 'acd'])
     expect(expandBraces('*.{ts,{m,c}js}')).toEqual(['*.ts', '*.mjs', '*.cjs'])

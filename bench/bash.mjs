@@ -1,0 +1,124 @@
+/**
+ * `node bench/bash.mjs` (after `npm run build`, or TOOLKERNEL_DIST=<dir>): `Bash true` through the
+ * kernel against a raw `spawn('bash', ['-c', 'true'])` awaited to its 'close', in one process,
+ * interleaved rounds. Between them, the process runner alone (the adapter the Bash tool calls), so
+ * the gap splits into the spawner's share and the kernel's.
+ *
+ * Besides wall time, CPU time per command: this process's (process.cpuUsage) and its children's
+ * (cutime + cstime from /proc/self/stat, 10 ms ticks), which load on a shared machine distorts far
+ * less than wall time. A fourth variant runs the kernel with a process runner that answers at once:
+ * the kernel's own share of a Bash call, without any process.
+ *
+ * BENCH_N (commands per sample, default 200), BENCH_ROUNDS (default 7).
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { median } from './measure.mjs'
+
+const dist = process.env.TOOLKERNEL_DIST ?? new URL('../dist', import.meta.url).pathname
+const load = (path) => import(pathToFileURL(join(dist, path)).href)
+const { Bash, createKernel, createMemoryLog } = await load('index.js')
+const { createProcessRunner } = await load('adapters/process-runner.js')
+
+const N = Number(process.env.BENCH_N ?? 200)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+const cwd = os.tmpdir()
+
+/** The floor: what node itself costs to start bash and see it end (all three stdio piped). */
+function raw() {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', 'true'], { cwd })
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))))
+  })
+}
+
+const runner = createProcessRunner()
+const controller = new AbortController()
+async function adapter() {
+  const result = await runner.run('true', { cwd, timeoutMs: 10_000, signal: controller.signal })
+  if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}`)
+}
+
+/** The kernel's share alone: a runner that answers at once, as `true` would. */
+const instant = {
+  run: async () => ({
+    output: '',
+    tail: '',
+    totalBytes: 0,
+    omittedBytes: 0,
+    exitCode: 0,
+    timedOut: false,
+    aborted: false,
+  }),
+}
+let instantKernel
+async function kernelOnly() {
+  const { message: answer } = await instantKernel.runTurn(message)
+  if (answer.content[0].is_error === true) throw new Error('instant Bash failed')
+}
+
+const message = {
+  role: 'assistant',
+  content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'true' } }],
+}
+let kernel
+async function kernelCall() {
+  const { message: answer } = await kernel.runTurn(message)
+  const block = answer.content[0]
+  if (block.is_error === true) throw new Error(`Bash failed: ${JSON.stringify(block.content)}`)
+}
+
+const variants = {
+  'spawn bash -c true': raw,
+  'process runner': adapter,
+  'kernel Bash true': kernelCall,
+  'kernel, runner answers at once': kernelOnly,
+}
+const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, { wall: [], self: [], children: [] }]))
+/** Children's CPU time so far in µs (cutime + cstime, fields 16 and 17 of /proc/self/stat). */
+const childCpu = () => {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[13]) + Number(fields[14])) * 10_000
+}
+const sample = async (run, into) => {
+  const cpu = process.cpuUsage()
+  const children = childCpu()
+  const start = performance.now()
+  for (let i = 0; i < N; i++) await run()
+  into.wall.push(((performance.now() - start) * 1000) / N)
+  const used = process.cpuUsage(cpu)
+  into.self.push((used.user + used.system) / N)
+  into.children.push((childCpu() - children) / N)
+}
+const fresh = () => {
+  const log = () => createMemoryLog({ now: () => Date.now() })
+  kernel = createKernel({ tools: [Bash], cwd, log: log() })
+  instantKernel = createKernel({ tools: [Bash], cwd, log: log(), ports: { processes: instant } })
+}
+fresh()
+for (const run of Object.values(variants)) for (let i = 0; i < 20; i++) await run() // warm-up
+const names = Object.keys(variants)
+for (let r = 0; r < ROUNDS; r++) {
+  fresh()
+  for (let j = 0; j < names.length; j++) {
+    const name = names[(j + r) % names.length]
+    await sample(variants[name], samples[name])
+  }
+}
+
+const base = median(samples['spawn bash -c true'].wall)
+console.log(
+  `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg()[0].toFixed(2)};` +
+    ` N = ${N} per sample, median of ${ROUNDS} interleaved rounds`,
+)
+console.log('| variant | wall µs per command | ÷ raw spawn | CPU µs here | CPU µs in children |')
+console.log('|---|---|---|---|---|')
+for (const [name, { wall, self, children }] of Object.entries(samples)) {
+  const us = median(wall)
+  const cells = [us.toFixed(0), (us / base).toFixed(3), median(self).toFixed(0), median(children).toFixed(0)]
+  console.log(`| ${name} | ${cells.join(' | ')} |`)
+}
