@@ -8,6 +8,7 @@
 import { z } from 'zod'
 import { StreamIntake, type IncomingToolUse } from './incoming.js'
 import { parseToolInput } from './json-input.js'
+import { assertDirected, describeValue } from './misdirected.js'
 
 const Index = z.number().int().nonnegative()
 const StreamEventSchema = z.discriminatedUnion('type', [
@@ -63,11 +64,16 @@ export class AnthropicStreamIntake extends StreamIntake {
   #ordinal = 0
   #stopReason: string | null = null
 
-  /** Takes one raw stream event. Unknown event types are ignored (the API may add some). */
+  /**
+   * Takes one raw stream event. Unknown event types are ignored (the API may add some); values
+   * that are recognisably something else (a content block, a whole message, an OpenAI chunk or
+   * Responses event) are a TypeError naming the method that takes them.
+   */
   push(raw: unknown): void {
+    assertDirected(raw, 'turn.push')
     const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined
     if (typeof type !== 'string')
-      throw new TypeError(`push expects an Anthropic stream event with a string "type", got ${describe(raw)}`)
+      throw new TypeError(`push expects an Anthropic stream event with a string "type", got ${describeValue(raw)}`)
     if (!KNOWN.has(type)) return
     const parsed = StreamEventSchema.safeParse(raw)
     if (!parsed.success) throw new TypeError(`malformed ${type} event: ${z.prettifyError(parsed.error)}`)
@@ -152,10 +158,4 @@ function assemble(block: OpenBlock): IncomingToolUse {
 export function cutOff(stopReason: string | null, detail: string | undefined): string {
   const why = detail ?? `the message ended with stop reason ${stopReason ?? 'none'}`
   return `it was cut off before the JSON was complete — ${why}`
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (typeof value !== 'object') return typeof value
-  return `an object with keys ${Object.keys(value).slice(0, 5).join(', ') || '(none)'}`
 }

@@ -1,13 +1,27 @@
 /**
- * OpenAI Chat Completions onto the same intake: streamed `tool_calls` deltas (by index: the
- * first delta of a call carries its id and name, later ones fragments of `arguments`), and
- * whole assistant messages with `tool_calls`. A call is complete when the next one begins or the
- * choice finishes. `finish_reason` maps onto Anthropic stop reasons.
+ * OpenAI Chat Completions streams onto the same intake: `tool_calls` deltas by index (the first
+ * delta of a call carries its id and name, later ones fragments of `arguments`). A call is
+ * complete when the next one begins or the choice finishes; `finish_reason` maps onto Anthropic
+ * stop reasons, so `length` and `content_filter` void what has not started. Whole messages,
+ * choices and completions are read in openai-message.ts (re-exported here).
  */
 import { z } from 'zod'
 import { StreamIntake, type IncomingToolUse } from './incoming.js'
 import { parseToolInput } from './json-input.js'
 import { cutOff } from './anthropic-stream.js'
+import { assertDirected } from './misdirected.js'
+import { stopReasonOf } from './openai-message.js'
+
+export {
+  isOpenAIMessage,
+  openAIToolUses,
+  stopReasonOf,
+  type OpenAIAssistantMessage,
+  type OpenAIChatChoice,
+  type OpenAIChatCompletion,
+  type OpenAIFunctionToolCall,
+  type OpenAICustomToolCall,
+} from './openai-message.js'
 
 const ToolCallDelta = z.looseObject({
   index: z.number().int().nonnegative(),
@@ -18,25 +32,16 @@ const ChunkSchema = z.looseObject({
   choices: z.array(
     z.looseObject({
       index: z.number().int().optional(),
-      delta: z.looseObject({ tool_calls: z.array(ToolCallDelta).nullable().optional() }).optional(),
+      delta: z
+        .looseObject({
+          tool_calls: z.array(ToolCallDelta).nullable().optional(),
+          function_call: z.unknown().optional(),
+        })
+        .optional(),
       finish_reason: z.string().nullable().optional(),
     }),
   ),
 })
-
-// A Map: finish_reason is the wire's text, and `constructor` must not find Object's.
-const STOP_REASONS = new Map<string, string>([
-  ['tool_calls', 'tool_use'],
-  ['function_call', 'tool_use'],
-  ['stop', 'end_turn'],
-  ['length', 'max_tokens'],
-  ['content_filter', 'refusal'],
-])
-
-/** The Anthropic stop reason for an OpenAI `finish_reason`. */
-export function stopReasonOf(finishReason: string): string {
-  return STOP_REASONS.get(finishReason) ?? finishReason
-}
 
 interface OpenCall {
   id: string
@@ -49,19 +54,28 @@ export class OpenAIStreamIntake extends StreamIntake {
   readonly #calls = new Map<number, OpenCall>()
   #ordinal = 0
 
-  /** Takes one parsed chunk, or the `[DONE]` sentinel. Only choice 0 is read. */
+  /**
+   * Takes one parsed chunk, or the `[DONE]` sentinel. Text, refusal and role deltas carry no
+   * calls; a chunk with no choices (the usage chunk of `include_usage`, a filter-results chunk)
+   * carries nothing for the kernel. Choices other than 0 (`n > 1`) are refused.
+   */
   push(chunk: unknown): void {
     if (chunk === '[DONE]') {
       this.end(null)
       return
     }
+    assertDirected(chunk, 'turn.pushOpenAI')
     const parsed = ChunkSchema.safeParse(chunk)
     if (!parsed.success) throw new TypeError(`malformed chat.completion.chunk: ${z.prettifyError(parsed.error)}`)
-    const choice = parsed.data.choices.find((c) => (c.index ?? 0) === 0)
-    // A chunk without choice 0 carries nothing for us: the usage chunk that `include_usage`
-    // sends after the one with finish_reason is one.
+    const other = parsed.data.choices.find((c) => (c.index ?? 0) !== 0)
+    if (other !== undefined) throw new TypeError(severalChoices(other.index ?? 0))
+    const choice = parsed.data.choices[0]
     if (choice === undefined) return
     if (this.ended) throw new TypeError('chat.completion.chunk after the message ended')
+    if (choice.delta?.function_call !== undefined && choice.delta.function_call !== null)
+      throw new TypeError(
+        'chat.completion.chunk with a function_call delta (the deprecated functions API): toolkernel answers tool calls; pass kernel.apiTools() as `tools` instead of `functions`',
+      )
     for (const delta of choice.delta?.tool_calls ?? []) this.#delta(delta)
     if (choice.finish_reason !== undefined && choice.finish_reason !== null)
       this.end(stopReasonOf(choice.finish_reason))
@@ -99,37 +113,6 @@ export class OpenAIStreamIntake extends StreamIntake {
   }
 }
 
-const AssistantSchema = z.looseObject({
-  role: z.literal('assistant'),
-  tool_calls: z
-    .array(
-      z.looseObject({
-        id: z.string().min(1),
-        type: z.literal('function').optional(),
-        function: z.looseObject({ name: z.string(), arguments: z.string() }),
-      }),
-    )
-    .nullable()
-    .optional(),
-  finish_reason: z.string().optional(),
-})
-
-/** An OpenAI assistant message with `tool_calls`. */
-export type OpenAIAssistantMessage = z.input<typeof AssistantSchema>
-
-export function isOpenAIMessage(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && 'tool_calls' in message
-}
-
-/** The tool calls of an OpenAI assistant message, with `arguments` parsed. */
-export function openAIToolUses(message: unknown): IncomingToolUse[] {
-  const parsed = AssistantSchema.safeParse(message)
-  if (!parsed.success)
-    throw new TypeError(`runTurn expects an OpenAI assistant message with tool_calls: ${z.prettifyError(parsed.error)}`)
-  return (parsed.data.tool_calls ?? []).map((call, index) => ({
-    id: call.id,
-    name: call.function.name,
-    index,
-    ...parseToolInput(call.function.arguments),
-  }))
+function severalChoices(index: number): string {
+  return `chat.completion.chunk for choice ${index}: the stream carries several choices (n > 1), and a turn answers the calls of one message; request n: 1, or collect the stream and pass the choice you keep to kernel.runTurn(choice)`
 }

@@ -112,10 +112,14 @@ describe('OpenAIStreamIntake', () => {
     expect(b.sink.ends).toEqual([{ stopReason: 'end_turn' }])
   })
 
-  it('only choice 0 is read; chunks with no tool_calls (text, role) change nothing', () => {
+  // Was "only choice 0 is read": a chunk of choice 1 was skipped silently. With n > 1 the calls
+  // of the other choices would never be answered, so such a chunk is now refused (issue 12).
+  it('chunks with no tool_calls (text, role) change nothing; a chunk of choice 1 is refused (n > 1)', () => {
     const { sink, push } = intake()
+    expect(() => push(chunk([{ index: 0, id: 'other', name: 'X', args: '{}' }], 'tool_calls', 1))).toThrow(
+      /choice 1: the stream carries several choices \(n > 1\)[^]*request n: 1/,
+    )
     push(
-      chunk([{ index: 0, id: 'other', name: 'X', args: '{}' }], 'tool_calls', 1),
       { choices: [{ index: 0, delta: { role: 'assistant', content: 'thinking aloud', tool_calls: null } }] },
       { choices: [{ delta: { content: 'no index: choice 0' } }] },
     )
