@@ -3,6 +3,8 @@
  * when it is absent (a user's machine); CI installs them all (`.ci/run`), so there they run.
  */
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname } from 'node:path'
 
 function runs(command: string, args: string[]): boolean {
   const result = spawnSync(command, args, { stdio: 'ignore', timeout: 10_000 })
@@ -34,4 +36,24 @@ const chromiumPath = onPath(['chromium', 'chromium-browser', 'google-chrome'])
 /** Headless Chromium for the timeline's browser tests, or undefined. */
 export const chromium = note('Chromium', chromiumPath !== undefined, 'the browser tests of the HTML timeline')
   ? chromiumPath
+  : undefined
+
+/** The directory of PostgreSQL's server programs (initdb, pg_ctl, postgres), or undefined. */
+function postgresBin(): string | undefined {
+  const initdb = onPath(['initdb'])
+  if (initdb !== undefined && onPath(['pg_ctl']) !== undefined) return dirname(initdb)
+  // Debian puts them off PATH; CI installs them there (.ci/run). A user's PATH decides elsewhere.
+  const debian = '/usr/lib/postgresql/15/bin'
+  if (process.env.CI !== undefined && existsSync(`${debian}/initdb`)) return debian
+  return undefined
+}
+
+const postgresDir = postgresBin()
+/** PostgreSQL's server programs for the store tests (each file starts its own server), or undefined. */
+export const postgres = note(
+  'PostgreSQL (initdb, pg_ctl)',
+  postgresDir !== undefined,
+  'the PostgreSQL event store tests',
+)
+  ? postgresDir
   : undefined

@@ -1,21 +1,28 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs'
 import type { Clock, EventLog } from '../ports/index.js'
+import type { FsyncPolicy } from '../ports/event-store.port.js'
 import { JsonlLineParser, toJsonLine, type ParsedEnd } from '../events/jsonl.js'
 import { StampingLog } from './memory-log.store.js'
 import { systemClock } from './system.js'
 
 export interface JsonlLogOptions {
-  /** fsync after every append: survives a power cut, at a cost. Default false (survives a process crash). */
-  fsync?: boolean
+  /**
+   * When written lines are synced to the disk itself (survives a power cut, at a cost): `never`
+   * (the default: a process crash loses nothing that a fence covered), at durability `fences`
+   * (before a tool runs, before a turn's result), or at `every` write. `true` is `every`.
+   */
+  fsync?: boolean | FsyncPolicy
   /** Reports reading the history on open: bytes read so far and the file's size (after each chunk). */
   onProgress?: (bytesRead: number, totalBytes: number) => void
 }
 
 /**
- * An append-only JSONL event log on disk. Each event is written with one `writeSync` on a
- * descriptor kept open, so a crash loses at most the line being written. Reopening repairs
- * what a crash can leave: a torn last line is cut off; a last line that is whole but lost its
- * newline gets the newline, so the next append does not glue two lines. Existing events are
+ * An append-only JSONL event log on disk. Appends are stamped in memory and group-committed:
+ * the lines gathered since the last write go out in one `writeSync` (a parallel batch is one
+ * write), at the next turn of the event loop or at a durability fence (`fence()`, which the
+ * kernel awaits before a tool runs and before a turn's result), whichever comes first. Reopening
+ * repairs what a crash can leave: a torn last line is cut off; a last line that is whole but lost
+ * its newline gets the newline, so the next append does not glue two lines. Existing events are
  * loaded as history, read in chunks (a log of any size).
  *
  * @throws Error when the file holds corrupt lines other than a torn last one (refuse to append
@@ -35,20 +42,80 @@ export function createJsonlLog(path: string, clock: Clock = systemClock, options
     closeSync(fd)
     throw error
   }
-  const sink = (event: Parameters<typeof toJsonLine>[0]): void => {
-    writeSync(fd, toJsonLine(event))
-    if (options.fsync === true) fsyncSync(fd)
-  }
-  const log = new StampingLog(clock, sink, history.events)
+  const policy: FsyncPolicy =
+    options.fsync === true ? 'every' : options.fsync === false ? 'never' : (options.fsync ?? 'never')
+  const writer = new GroupWriter(fd, policy)
+  const log: EventLog = new StampingLog(clock, (event) => writer.add(toJsonLine(event)), history.events)
   const close = log.close.bind(log)
   let closed = false
   log.close = () => {
     if (closed) return
     closed = true
-    closeSync(fd)
-    close()
+    try {
+      writer.flush(false)
+    } finally {
+      closeSync(fd)
+      close()
+    }
+  }
+  log.fence = () => {
+    try {
+      writer.flush(true)
+      return Promise.resolve()
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
   return log
+}
+
+/**
+ * Lines waiting for their write. A write that fails keeps its lines and its error: every later
+ * flush (and so every fence) fails with it, and nothing after the gap is written.
+ */
+class GroupWriter {
+  #lines: string[] = []
+  #scheduled = false
+  #failed: unknown
+  /** Written since the last fsync. */
+  #dirty = false
+
+  constructor(
+    private readonly fd: number,
+    private readonly policy: FsyncPolicy,
+  ) {}
+
+  add(line: string): void {
+    this.#lines.push(line)
+    if (this.#scheduled) return
+    this.#scheduled = true
+    setImmediate(() => {
+      this.#scheduled = false
+      try {
+        this.flush(false)
+      } catch {
+        // Kept in #failed: the next fence reports it.
+      }
+    })
+  }
+
+  flush(fence: boolean): void {
+    if (this.#failed !== undefined) throw this.#failed
+    try {
+      if (this.#lines.length > 0) {
+        writeSync(this.fd, this.#lines.length === 1 ? (this.#lines[0] as string) : this.#lines.join(''))
+        this.#lines = []
+        this.#dirty = true
+      }
+      if (this.#dirty && (this.policy === 'every' || (fence && this.policy === 'fences'))) {
+        fsyncSync(this.fd)
+        this.#dirty = false
+      }
+    } catch (error) {
+      this.#failed = error
+      throw error
+    }
+  }
 }
 
 export interface ReadJsonlOptions {

@@ -62,6 +62,53 @@ function usableEvents(
   return parsed.events
 }
 
+/** `postgres://user@host:port/db#session`: a session in a PostgreSQL store, not a file. */
+export function isStoreRef(path: string): boolean {
+  return /^postgres(ql)?:\/\//.test(path)
+}
+
+/**
+ * The events of a log file, or of a session in a PostgreSQL store (`postgres://…#session`).
+ *
+ * @throws CliError as `loadLog` does, and when the store cannot be reached or has no such session.
+ */
+export async function loadEvents(
+  path: string,
+  options: { skipCorrupt: boolean; err: (line: string) => void },
+): Promise<KernelEvent[]> {
+  return isStoreRef(path) ? loadSession(path, options) : loadLog(path, options)
+}
+
+/**
+ * The events of the session named after `#` in a PostgreSQL store, checked for order.
+ *
+ * @example
+ * const events = await loadSession('postgres://app@db:5432/agents#session-42', { err: console.error })
+ */
+export async function loadSession(ref: string, options: { err: (line: string) => void }): Promise<KernelEvent[]> {
+  const hash = ref.lastIndexOf('#')
+  const session = hash === -1 ? '' : decodeURIComponent(ref.slice(hash + 1))
+  if (session === '') throw new CliError(`${ref}: name the session after '#': postgres://user@host:5432/db#session-id`)
+  const connection = ref.slice(0, hash)
+  const shown = connection.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+  // Loaded only here: the CLI reads files without pg installed.
+  const { createPostgresEventStore } = await import('../adapters/postgres-event.store.js')
+  const store = createPostgresEventStore({ connection, maxConnections: 1 })
+  let events: KernelEvent[]
+  try {
+    events = (await store.read(session)).map((stored) => stored.event)
+  } catch (error) {
+    throw new CliError(`cannot read session ${session} from ${shown}: ${(error as Error).message}`)
+  } finally {
+    await store.close().catch(() => undefined)
+  }
+  if (events.length === 0) throw new CliError(`${shown} has no session ${JSON.stringify(session)} (no events)`)
+  const order = checkLogOrder(events)
+  if (!order.ok) throw new CliError(`${ref}: events out of order at seq ${order.seq}: ${order.problem}`)
+  if (events.length > 100_000) options.err(`${events.length} events read`)
+  return events
+}
+
 /**
  * A progress callback for reading `total` bytes of `path` that writes
  * `reading <path>: 40 % (200 MiB)…` each time another tenth is read, and no more often.

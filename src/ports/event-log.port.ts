@@ -13,4 +13,12 @@ export interface EventLog {
   readonly events$: Observable<KernelEvent>
   /** Flushes and releases resources (a file descriptor for the JSONL store). */
   close(): void
+  /**
+   * A durability fence: settles once every event appended so far is stored durably (written, and
+   * synced as the store's policy says); rejects, with the reason, when that failed. The kernel
+   * awaits it before a call's tool runs (write-ahead: what led to a side effect is stored before
+   * it) and before a turn's result is returned; everything between is group-committed. A log
+   * without it (memory) stores each event on `append`.
+   */
+  fence?(): Promise<void>
 }

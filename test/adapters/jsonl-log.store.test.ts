@@ -111,3 +111,33 @@ describe('reading a log in chunks', () => {
     expect(read.validBytes).toBe(statSync(path).size - '{"v":1,"seq":12'.length)
   })
 })
+
+describe('group commit and fences', () => {
+  const size = (path: string): number => statSync(path).size
+
+  it('gathers appends and writes them at the next turn of the event loop, or at once at a fence', async () => {
+    const path = tempLog()
+    const log = createJsonlLog(path, fixedClock())
+    for (const event of turnEvents(0, 3)) log.append(event)
+    // Nothing is written per event: the lines wait for their group.
+    expect(size(path)).toBe(0)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(parseJsonl(readFileSync(path, 'utf8')).events).toEqual(log.read())
+    log.append({ type: 'turn.started', turnId: 'turn_9', mode: 'batch', maxConcurrency: 1 })
+    await log.fence?.()
+    expect(parseJsonl(readFileSync(path, 'utf8')).events).toEqual(log.read())
+    log.close()
+  })
+
+  it('close writes what is still gathered; every fsync policy writes the same lines', async () => {
+    for (const fsync of ['never', 'fences', 'every', true, false] as const) {
+      const path = tempLog()
+      const log = createJsonlLog(path, fixedClock(), { fsync })
+      for (const event of turnEvents(1, 2)) log.append(event)
+      await log.fence?.()
+      log.append({ type: 'turn.completed', turnId: 'turn_1', results: 2 })
+      log.close()
+      expect(parseJsonl(readFileSync(path, 'utf8')).events.length).toBe(log.read().length)
+    }
+  })
+})

@@ -4,6 +4,8 @@
  * then on events are stamped here and held in memory, so every call still gets its result and
  * the turn its message, and the kernel stops what runs and refuses new turns. Nothing that was
  * appended goes missing: what the store took stays there, and what it did not is never claimed.
+ * A store with durability fences fails the same way when a fence fails (a lost lease, a store
+ * out of reach): the kernel awaits fences before a tool runs and before a turn's result.
  */
 import { merge, Subject, type Observable } from 'rxjs'
 import { EVENT_VERSION, type KernelEvent, type KernelEventInput } from '../../events/event.schema.js'
@@ -15,6 +17,8 @@ export class GuardedLog implements EventLog {
   readonly #subject = new Subject<KernelEvent>()
   readonly events$: Observable<KernelEvent>
   #failure: string | undefined
+  /** Present when the store has fences: a log without them (memory) keeps the hot path synchronous. */
+  readonly fence?: () => Promise<void>
 
   constructor(
     private readonly inner: EventLog,
@@ -22,6 +26,23 @@ export class GuardedLog implements EventLog {
     private readonly onFailure: (reason: string) => void,
   ) {
     this.events$ = merge(inner.events$, this.#subject)
+    const fence = inner.fence?.bind(inner)
+    if (fence !== undefined) this.fence = () => this.#fence(fence)
+  }
+
+  /** A fence that fails is the store failing: from then on, as for an append that throws. */
+  async #fence(fence: () => Promise<void>): Promise<void> {
+    if (this.#failure === undefined) {
+      try {
+        return await fence()
+      } catch (error) {
+        if (this.#failure === undefined) {
+          this.#failure = `the event log could not be made durable (${describeError(error)}); events since the last durable point may be missing from the store, and later ones were not recorded`
+          this.onFailure(this.#failure)
+        }
+      }
+    }
+    throw new Error(this.#failure)
   }
 
   /** Why the store stopped taking events, once it has; with the seq of the first event it lost. */

@@ -1,0 +1,61 @@
+/**
+ * The PostgreSQL store's schema, created and migrated on first use. Every process may start at
+ * once: the migration runs in one transaction under a transaction-scoped advisory lock, so one
+ * process migrates and the others wait, then find the work done (the lock ends with the transaction,
+ * even if the process dies mid-way).
+ */
+import type pg from 'pg'
+
+/** Arbitrary but fixed: the advisory lock key every toolkernel process agrees on. */
+const MIGRATION_LOCK = 7_463_019_221
+
+/**
+ * Each step moves the schema from its index to the next version; steps are never edited, only added.
+ *
+ * - streams: one row per session — its version, the last writing transaction, and the lease.
+ * - events: the log; `transaction_id` (the writer's xid8) and `global_position` give the global order.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE toolkernel_streams (
+     stream        text PRIMARY KEY,
+     version       bigint NOT NULL DEFAULT 0,
+     last_xid      xid8,
+     epoch         bigint NOT NULL DEFAULT 0,
+     lease_owner   text,
+     lease_expires timestamptz
+   );
+   CREATE TABLE toolkernel_events (
+     global_position bigserial PRIMARY KEY,
+     transaction_id  xid8 NOT NULL DEFAULT pg_current_xact_id(),
+     stream          text NOT NULL,
+     version         bigint NOT NULL,
+     event           text NOT NULL,
+     UNIQUE (stream, version)
+   );
+   CREATE INDEX toolkernel_events_order ON toolkernel_events (transaction_id, global_position);`,
+]
+
+/** Creates or migrates the schema; safe to run from many processes at once. */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await client.query('CREATE TABLE IF NOT EXISTS toolkernel_schema (version int NOT NULL)')
+    const found = await client.query<{ version: number }>('SELECT version FROM toolkernel_schema')
+    const at = found.rows[0]?.version ?? 0
+    if (at > MIGRATIONS.length)
+      throw new Error(
+        `the database's toolkernel schema is version ${at}, newer than this toolkernel (${MIGRATIONS.length})`,
+      )
+    for (let v = at; v < MIGRATIONS.length; v++) await client.query(MIGRATIONS[v] as string)
+    if (found.rows.length === 0) await client.query('INSERT INTO toolkernel_schema VALUES ($1)', [MIGRATIONS.length])
+    else await client.query('UPDATE toolkernel_schema SET version = $1', [MIGRATIONS.length])
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}
