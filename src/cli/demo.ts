@@ -4,7 +4,7 @@
  * edit, run the check, one huge output that goes to the result store, and the guard rails: a
  * call blocked by a hook, one denied by a rule, ones allowed by rules, one asked of the user.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,6 +16,9 @@ import { createKernel, type Kernel } from '../kernel.js'
 import { projectTimeline } from '../projections/timeline.projection.js'
 import { builtinTools } from '../tools/builtin/index.js'
 import { streamDemo } from './demo-stream.js'
+import { z } from 'zod'
+import { buildTool } from '../tools/build-tool.js'
+import type { Tool } from '../tools/tool.types.js'
 
 export interface DemoOptions {
   logPath: string
@@ -73,6 +76,7 @@ export async function runDemo({ logPath, out, stream = false }: DemoOptions): Pr
     else await codingScenario(kernel, root, out)
     log.close()
     out(`\nEvent log (JSONL): ${path}`)
+    if (!stream) await poolScenario(join(dirname(path), 'pool.jsonl'), out)
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
@@ -152,4 +156,92 @@ function printTurn({ message, events }: TurnResult, out: (line: string) => void)
   }
   out('The tool_result message for the model:')
   out(JSON.stringify(message, null, 2))
+}
+
+const SERVERS = ['github', 'slack', 'stripe', 'jira', 'drive', 'calendar', 'linear', 'notion']
+const VERBS = ['create', 'list', 'get', 'update', 'delete', 'search', 'send', 'archive', 'merge', 'export']
+const NOUNS = ['issue', 'message', 'invoice']
+
+/** One of the demo's MCP-like tools: deferred unless it is one of the first nine. */
+function demoTool(i: number): Tool {
+  const [server, verb, noun] = [SERVERS[i % 8], VERBS[Math.floor(i / 8) % 10], NOUNS[Math.floor(i / 80) % 3]] as [
+    string,
+    string,
+    string,
+  ]
+  const name = `mcp__${server}__${verb}_${noun}`
+  return buildTool({
+    name,
+    description: () => `${verb} a ${noun} in ${server}`,
+    prompt: () => `${verb} a ${noun} in ${server}. Takes the ${noun} id; returns the ${noun} as JSON.`,
+    inputSchema: z.strictObject({ id: z.string().describe(`The ${noun} id`) }),
+    shouldDefer: i >= 9,
+    isConcurrencySafe: () => true,
+    async call({ id }) {
+      return { [noun]: id, via: name }
+    },
+  })
+}
+
+/**
+ * The tool pool: 200 tools, 190 deferred. The scripted model searches, calls what it found,
+ * calls an unloaded tool directly, and then the process "crashes" mid-turn: a kernel over the cut
+ * JSONL log resumes with every loaded tool.
+ */
+async function poolScenario(path: string, out: (line: string) => void): Promise<void> {
+  rmSync(path, { force: true })
+  let release = (): void => undefined
+  const Wait = buildTool({
+    name: 'Wait',
+    description: () => 'Waits until released.',
+    inputSchema: z.strictObject({}),
+    call: () => new Promise<string>((resolve) => (release = () => resolve('released'))),
+  })
+  const tools = [Wait, ...Array.from({ length: 199 }, (_, i) => demoTool(i))]
+  const kernel = createKernel({ tools, log: createJsonlLog(path, systemClock) })
+  const sent = kernel.apiTools()
+  const full = JSON.stringify(sent.map(({ defer_loading: _d, ...tool }) => tool)).length
+  const inContext = JSON.stringify(sent.filter((t) => t.defer_loading !== true)).length
+  out(`\n=== Tool pool: ${tools.length} tools, ${sent.filter((t) => t.defer_loading === true).length} deferred`)
+  out(`  definitions in the model's context: ${inContext} of ${full} characters (ToolSearch finds the rest)`)
+  const turn = async (title: string, ...calls: Array<[string, string, unknown]>) => {
+    out(`\n--- ${title}`)
+    const content = calls.map(([id, name, input]) => ({ type: 'tool_use' as const, id, name, input }))
+    const result = await kernel.runTurn({ role: 'assistant', content })
+    for (const block of result.message.content) out(`  ${block.tool_use_id}: ${JSON.stringify(block.content)}`)
+    for (const e of result.events) if (e.type === 'tool.loaded') out(`  loaded ${e.name} (${e.how})`)
+    return result
+  }
+  await turn('ToolSearch "delete linear message"', [
+    'pool_01',
+    'ToolSearch',
+    { query: 'delete linear message', max_results: 2 },
+  ])
+  await turn(
+    'Call what it found, and select two more',
+    ['pool_02', 'mcp__linear__delete_message', { id: 'L-1' }],
+    ['pool_03', 'ToolSearch', { query: 'select:mcp__slack__send_message,mcp__stripe__update_invoice' }],
+  )
+  await turn('Call a deferred tool it never loaded (valid input: it runs and is loaded)', [
+    'pool_04',
+    'mcp__jira__merge_issue',
+    { id: 'J-9' },
+  ])
+  out('\n--- A turn the process does not survive: the log is cut mid-call')
+  void kernel.runTurn({ role: 'assistant', content: [{ type: 'tool_use', id: 'pool_05', name: 'Wait', input: {} }] })
+  await new Promise((resolve) => setImmediate(resolve))
+  await kernel.log.fence?.()
+  const cut = `${path.slice(0, -'.jsonl'.length)}-cut.jsonl`
+  const text = readFileSync(path, 'utf8')
+  writeFileSync(cut, text.slice(0, text.length - 5))
+  release()
+  const resumed = createKernel({ tools }).resume(createJsonlLog(cut, systemClock))
+  out(`  resumed from ${cut}: loaded tools ${resumed.refreshTools().loaded.join(', ')}`)
+  const again = await resumed.runTurn({
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'pool_06', name: 'mcp__slack__send_message', input: { id: 'M-3' } }],
+  })
+  out(`  pool_06 after the resume: ${JSON.stringify(again.message.content[0]?.content)}`)
+  await resumed.log.fence?.()
+  out(`  pool log (JSONL): ${path}; the cut one, resumed and continued: ${cut}`)
 }

@@ -41,7 +41,8 @@ function fromZod(schema: z.ZodType): JsonSchemaObject {
 /**
  * The tools as the Anthropic `tools` request parameter: name, the model-facing description
  * (`prompt()`), and the input JSON Schema. Disabled tools are left out; nothing of the kernel's
- * own contract (safety flags, budgets, hints) is exposed.
+ * own contract (safety flags, budgets, hints) is exposed. No pool: every tool is sent in full
+ * (`kernel.apiTools({ format })` is the one that defers).
  *
  * @example
  * await anthropic.messages.create({ model, messages, tools: toAPIFormat([Read, Bash]) })
@@ -49,5 +50,118 @@ function fromZod(schema: z.ZodType): JsonSchemaObject {
 export function toAPIFormat(tools: readonly Tool[]): ApiTool[] {
   return tools
     .filter((tool) => guarded(() => tool.isEnabled(), false))
-    .map((tool) => ({ name: tool.name, description: tool.prompt(), input_schema: inputJsonSchema(tool) }))
+    .map((tool) => anthropicTool({ tool, deferred: false }))
+}
+
+/** The request formats `kernel.apiTools({ format })` produces. */
+export const API_FORMATS = ['anthropic', 'openai-chat', 'openai-responses'] as const
+export type ApiFormat = (typeof API_FORMATS)[number]
+
+/** One Anthropic `tools` entry, as the kernel sends it (a subset of the SDK's `Tool`). */
+export interface AnthropicApiTool extends ApiTool {
+  /** Only the name is in the prompt until a `tool_reference` (ToolSearch's result) expands it. */
+  defer_loading?: boolean
+  input_examples?: Array<Record<string, unknown>>
+}
+
+/** One OpenAI Chat Completions `tools` entry (the SDK's `ChatCompletionFunctionTool`). */
+export interface OpenAIChatApiTool {
+  type: 'function'
+  function: { name: string; description: string; parameters: Record<string, unknown>; strict?: boolean }
+}
+
+/** One OpenAI Responses function tool (the SDK's `FunctionTool`). */
+export interface OpenAIResponsesFunctionTool {
+  type: 'function'
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+  strict: boolean
+  defer_loading?: boolean
+}
+
+/** The Responses API's client-executed tool search (the SDK's `ToolSearchTool`). */
+export interface OpenAIResponsesToolSearch {
+  type: 'tool_search'
+  execution: 'client'
+  description: string
+  parameters: Record<string, unknown>
+}
+
+export type OpenAIResponsesApiTool = OpenAIResponsesFunctionTool | OpenAIResponsesToolSearch
+
+/** The `tools` parameter's entry type for each format. */
+export interface ApiToolOf {
+  anthropic: AnthropicApiTool
+  'openai-chat': OpenAIChatApiTool
+  'openai-responses': OpenAIResponsesApiTool
+}
+
+/** A tool as the pool hands it to a format: deferred or sent in full. */
+export interface PlannedTool {
+  tool: Tool
+  deferred: boolean
+}
+
+export function anthropicTool({ tool, deferred }: PlannedTool): AnthropicApiTool {
+  const entry: AnthropicApiTool = { name: tool.name, description: tool.prompt(), input_schema: inputJsonSchema(tool) }
+  if (deferred) entry.defer_loading = true
+  const examples = tool.inputExamples ?? []
+  if (examples.length > 0) entry.input_examples = examples.map((example) => ({ ...example }))
+  return entry
+}
+
+export function openAIChatTool({ tool }: PlannedTool): OpenAIChatApiTool {
+  const parameters = inputJsonSchema(tool)
+  const fn: OpenAIChatApiTool['function'] = { name: tool.name, description: tool.prompt(), parameters }
+  if (strictCompatible(parameters)) fn.strict = true
+  return { type: 'function', function: fn }
+}
+
+export function openAIResponsesTool({ tool, deferred }: PlannedTool): OpenAIResponsesFunctionTool {
+  const parameters = inputJsonSchema(tool)
+  const entry: OpenAIResponsesFunctionTool = {
+    type: 'function',
+    name: tool.name,
+    description: tool.prompt(),
+    parameters,
+    strict: strictCompatible(parameters),
+  }
+  if (deferred) entry.defer_loading = true
+  return entry
+}
+
+/** ToolSearch as the Responses API's client-executed `tool_search`: its description and parameters. */
+export function openAIResponsesToolSearch(toolSearch: Tool): OpenAIResponsesToolSearch {
+  return {
+    type: 'tool_search',
+    execution: 'client',
+    description: toolSearch.prompt(),
+    parameters: inputJsonSchema(toolSearch),
+  }
+}
+
+// Keywords OpenAI's strict mode does not take: a schema using one is sent without `strict`.
+const NOT_STRICT = ['default', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames', 'dependentRequired']
+
+/**
+ * Whether OpenAI's strict mode can take the schema as it is: every object closed
+ * (`additionalProperties: false`) with every property required, and no keyword strict mode
+ * rejects. An optional field makes it non-strict: rewriting optionals into nullables would change
+ * what the tool receives, so the kernel sends such a tool without `strict` instead.
+ */
+export function strictCompatible(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(strictCompatible)
+  if (schema === null || typeof schema !== 'object') return true
+  const node = schema as Record<string, unknown>
+  if (NOT_STRICT.some((key) => key in node)) return false
+  if (node.type === 'object' || 'properties' in node) {
+    const properties = (node.properties ?? {}) as Record<string, unknown>
+    const required = Array.isArray(node.required) ? node.required : []
+    if (node.additionalProperties !== false) return false
+    if (!Object.keys(properties).every((key) => required.includes(key))) return false
+  }
+  const children = Object.entries(node).filter(([key]) => !['const', 'enum', 'properties', 'required'].includes(key))
+  const properties = Object.values((node.properties ?? {}) as Record<string, unknown>)
+  return children.every(([, value]) => strictCompatible(value)) && properties.every(strictCompatible)
 }

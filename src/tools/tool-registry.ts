@@ -1,22 +1,46 @@
+import type { PoolLoader } from './pool/pool-loader.js'
 import type { Tool } from './tool.types.js'
 
-/** Tools by name and alias. Names are exact (the model is told them); aliases must not collide. */
+/**
+ * Tools by name and alias. Names are exact (the model is told them); aliases must not collide.
+ * The set changes only between turns (`replace`), when the kernel applies a pool change.
+ */
 export class ToolRegistry {
-  readonly #byName = new Map<string, Tool>()
-  readonly tools: readonly Tool[]
+  #byName = new Map<string, Tool>()
+  #tools: readonly Tool[] = []
+  /**
+   * The kernel's pool, for the validate step's unloaded-call rule (a deferred tool called
+   * before it was loaded). Absent for a kernel without deferred tools.
+   */
+  loader: PoolLoader | undefined
 
   /** @throws Error when two tools share a name or an alias: the kernel could not tell them apart. */
   constructor(tools: readonly Tool[]) {
-    this.tools = tools
+    this.replace(tools)
+  }
+
+  get tools(): readonly Tool[] {
+    return this.#tools
+  }
+
+  /**
+   * Replaces the whole set, checked first: on a collision the registry stays as it was.
+   *
+   * @throws Error when two tools share a name or an alias.
+   */
+  replace(tools: readonly Tool[]): void {
+    const byName = new Map<string, Tool>()
     for (const tool of tools) {
       for (const key of [tool.name, ...tool.aliases]) {
-        const existing = this.#byName.get(key)
+        const existing = byName.get(key)
         if (existing !== undefined) {
           throw new Error(`tool name "${key}" is used by both ${existing.name} and ${tool.name}`)
         }
-        this.#byName.set(key, tool)
+        byName.set(key, tool)
       }
     }
+    this.#byName = byName
+    this.#tools = tools
   }
 
   find(name: string): Tool | undefined {

@@ -41,8 +41,27 @@ export type ToolCall<I, O, P> = (input: I, context: ToolContext) => AsyncGenerat
 export interface ToolDef<I, O = unknown, P = unknown> {
   name: string
   aliases?: readonly string[]
-  /** Words that help a tool search find this tool; never sent to the model. */
+  /** Words that help a tool search find this tool (weighted above the description); never sent to the model. */
   searchHint?: string
+  /**
+   * Keep this tool out of the prompt until ToolSearch (or a call) loads it: only its name is
+   * sent (Anthropic and OpenAI Responses `defer_loading`), or nothing (other formats). Deferral
+   * is automatic by default: deferrable tools are deferred only when their definitions exceed the
+   * kernel's threshold. Default false.
+   */
+  shouldDefer?: boolean
+  /** Never deferred, whatever `shouldDefer` or the threshold say (a tool the model needs every turn). */
+  alwaysLoad?: boolean
+  /**
+   * Example inputs, checked against the input schema by `buildTool` and sent as
+   * `input_examples` where the provider takes them (Anthropic).
+   */
+  inputExamples?: ReadonlyArray<Record<string, unknown>>
+  /**
+   * The permission modes in which the tool is offered at all (say, a plan-exit tool only in
+   * `plan`). Default: every mode. A tool left out is never sent, searched or run.
+   */
+  modes?: readonly string[]
   /** A one-line summary for people (UIs, logs). */
   description(): string
   /**
@@ -94,8 +113,10 @@ export interface Tool<I = any, O = any, P = any> extends Required<
     | 'shellCommand'
     | 'category'
     | 'searchHint'
+    | 'modes'
   >
 > {
+  readonly modes: readonly string[] | undefined
   readonly inputSchema: z.ZodType<I> | undefined
   readonly inputJSONSchema: JsonSchemaObject | undefined
   readonly outputSchema: z.ZodType<O> | undefined

@@ -3,14 +3,29 @@ import type { Failure, ToolCallContext, ToolCallEvent } from '../../machines/too
 import { describeIssues, schemaHint } from '../../tools/input-errors.js'
 import * as text from '../../tools/result-text.js'
 import { inputJsonSchema } from '../../tools/to-api-format.js'
+import { outOfModeText, unloadedToolText } from '../../tools/builtin/tool-search.tool.js'
 import type { Tool } from '../../tools/tool.types.js'
 import { guarded } from '../../util/guarded.js'
 import { attempt, toolContextOf, type ResolvedStepArgs } from './call-env.js'
 
-/** Schema validation: changes the context only when the input is invalid. */
-export function validateSchemaStep({ env, tool }: ResolvedStepArgs): Partial<ToolCallContext> | undefined {
+/**
+ * Schema validation: changes the context only when the input is invalid. A deferred tool called
+ * before it was loaded is checked against its full schema all the same: a valid call runs, an
+ * invalid one is told to load the tool first — and either way the tool is loaded (`tool.loaded`,
+ * how: call), so the next request carries its schema.
+ */
+export function validateSchemaStep({ context, env, tool }: ResolvedStepArgs): Partial<ToolCallContext> | undefined {
+  const loader = env.services.registry.loader
+  const mode = loader?.outOfMode(tool.name)
+  if (mode !== undefined)
+    return { failure: { step: 'validate', code: 'tool_disabled', message: outOfModeText(tool.name, mode) } }
+  const unloaded = loader?.isUnloaded(tool.name) === true
+  if (unloaded) loader?.load(tool.name, { turnId: context.turnId, toolUseId: context.toolUseId })
   const checked = checkSchema(tool, env.rawInput)
-  if (!checked.ok) return { failure: checked.failure }
+  if (!checked.ok) {
+    if (!unloaded) return { failure: checked.failure }
+    return { failure: { ...checked.failure, message: `${checked.failure.message}\n\n${unloadedToolText(tool.name)}` } }
+  }
   env.input = checked.input
   return undefined
 }
