@@ -1,0 +1,79 @@
+/**
+ * `toolkernel/mcp`: MCP servers as toolkernel tools, on the official v2 client. Optional: the
+ * core never imports it, and `@modelcontextprotocol/client` is an optional peer dependency.
+ */
+import { openMcpConnection } from '../adapters/mcp-connection.js'
+import { parseMcpConfig, type McpConfig } from './config.js'
+import type { McpElicitHandler } from './elicitation.js'
+import { createMcpToolSource, type McpToolSource } from './source.js'
+
+export { parseMcpConfig, type McpConfig, type McpServerConfig, type ParsedConfig } from './config.js'
+export type { McpElicitDecision, McpElicitHandler, McpElicitRequest } from './elicitation.js'
+export { McpCallError, type McpErrorCode } from './errors.js'
+export { flagsFor, type McpToolFlags, type McpToolHints } from './flags.js'
+export { allocateNames, MAX_TOOL_NAME, type McpNameEntry, type McpToolIdentity } from './names.js'
+export type { McpToolOutput } from './results.js'
+export { prepareSchema, type PreparedSchema } from './schema.js'
+export type { McpDiagnostic, McpServerStatus, McpToolSource } from './source.js'
+export type { McpTool, McpToolInfo } from './tool.js'
+
+/** How toolkernel talks to the servers of a configuration. Every field has a default. */
+export interface McpOptions {
+  /** Servers whose hints (read-only, idempotent) may shape scheduling and retries. Default none. */
+  trusted?: readonly string[]
+  /** Working directory for stdio servers without their own `cwd`. Default `process.cwd()`. */
+  cwd?: string
+  /** Environment for `${VAR}` in the configuration. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>
+  /** A call's idle timeout: reset by each progress notification. Default 120 s. */
+  callTimeoutMs?: number
+  /** A call's hard maximum, whatever progress it reports. Default 30 min. */
+  maxCallTimeoutMs?: number
+  /** Connecting and listing tools. Default 30 s. */
+  connectTimeoutMs?: number
+  /** Restart backoff after a server goes away: doubles from the first delay up to the cap. Default 250 ms → 30 s. */
+  restart?: { initialDelayMs?: number; maxDelayMs?: number }
+  /** Per-server overrides of the timeouts. */
+  servers?: Readonly<Record<string, { callTimeoutMs?: number; maxCallTimeoutMs?: number }>>
+  /** Answers servers' elicitation requests; without it, the client does not offer elicitation. */
+  elicit?: McpElicitHandler
+  clientInfo?: { name: string; version: string }
+}
+
+/**
+ * Connects to every server of a configuration and returns their tools as one ToolSource. It
+ * returns at once; servers connect in the background (`await source.ready()` to wait for the
+ * first attempt of each). Tools are named `mcp__<server>__<tool>` and deferred.
+ *
+ * @throws Error for a configuration that does not parse (each problem named with its path).
+ * @example
+ * const source = connectMcpServers(JSON.parse(await readFile('.mcp.json', 'utf8')), { trusted: ['docs'] })
+ * await source.ready()
+ * const kernel = createKernel({ tools: [...builtinTools], toolSources: [source] })
+ */
+export function connectMcpServers(config: unknown, options: McpOptions = {}): McpToolSource {
+  const parsed = parseMcpConfig(config, { env: options.env ?? process.env })
+  if (!parsed.ok) throw new Error(parsed.error)
+  return connectParsed(parsed.config, options)
+}
+
+function connectParsed(config: McpConfig, options: McpOptions): McpToolSource {
+  const connections = Object.entries(config.mcpServers).map(([server, serverConfig]) => {
+    const own = options.servers?.[server] ?? {}
+    return openMcpConnection({
+      server,
+      config: serverConfig,
+      cwd: options.cwd ?? process.cwd(),
+      clientInfo: options.clientInfo ?? { name: 'toolkernel', version: '0.1.0' },
+      callTimeoutMs: own.callTimeoutMs ?? options.callTimeoutMs ?? 120_000,
+      maxCallTimeoutMs: own.maxCallTimeoutMs ?? options.maxCallTimeoutMs ?? 1_800_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      restart: {
+        initialDelayMs: options.restart?.initialDelayMs ?? 250,
+        maxDelayMs: options.restart?.maxDelayMs ?? 30_000,
+      },
+      ...(options.elicit !== undefined && { elicit: options.elicit }),
+    })
+  })
+  return createMcpToolSource(connections, { trusted: new Set(options.trusted ?? []) })
+}
