@@ -7,11 +7,8 @@ import { projectMessages } from '../projections/messages.projection.js'
 import { callStatesAt, projectStats } from '../projections/stats.projection.js'
 import { projectTimeline } from '../projections/timeline.projection.js'
 import { timelineHtml } from '../projections/timeline-html.projection.js'
-import { replay } from '../replay/replay.js'
-import { builtinTools } from '../tools/builtin/index.js'
 import type { Tool } from '../tools/tool.types.js'
 import { CliError } from './load-log.js'
-import { toolsForReplay } from './stand-ins.js'
 
 /** Writes one line to the terminal (main escapes every control character in it, newlines too). */
 type Out = (line: string) => void
@@ -37,6 +34,12 @@ export async function replayCommand(
     outLines(out, JSON.stringify(projectMessages(events), null, 2))
   }
   const given = options.tools === undefined ? undefined : await loadTools(options.tools)
+  // Loaded here only: replay pulls in the whole kernel, which stats, inspect and timeline do not need.
+  const [{ replay }, { builtinTools }, { toolsForReplay }] = await Promise.all([
+    import('../replay/replay.js'),
+    import('../tools/builtin/index.js'),
+    import('./stand-ins.js'),
+  ])
   const { tools, standIns } = toolsForReplay(events, given, builtinTools)
   if (standIns.length > 0) {
     out('')
@@ -109,5 +112,7 @@ export function timelineCommand(
   }
   writeFileSync(htmlPath, timelineHtml(events, `toolkernel timeline — ${source}`))
   out(`wrote ${htmlPath}`)
+  // One file, no server: any browser opens it from disk (it loads nothing from the network).
+  out(`open ${pathToFileURL(resolve(htmlPath)).href} in a browser`)
   return 0
 }

@@ -15,6 +15,7 @@ export interface TimelineRow {
   detail: string
 }
 
+/** One row per event, in log order, with time measured from the first event of its own turn. */
 export function projectTimeline(events: Iterable<KernelEvent>): TimelineRow[] {
   const starts = new Map<string, number>()
   const rows: TimelineRow[] = []
@@ -26,13 +27,14 @@ export function projectTimeline(events: Iterable<KernelEvent>): TimelineRow[] {
       turnId: event.turnId,
       toolUseId: 'toolUseId' in event ? event.toolUseId : undefined,
       type: event.type,
-      detail: describe(event),
+      detail: describeEvent(event),
     })
   }
   return rows
 }
 
-function describe(event: KernelEvent): string {
+/** One line saying what an event recorded, at most about 80 characters of the log's text per field. */
+export function describeEvent(event: KernelEvent): string {
   switch (event.type) {
     case 'turn.started':
       return `${event.mode} turn, at most ${event.maxConcurrency} at once`
@@ -90,7 +92,22 @@ function describe(event: KernelEvent): string {
       return event.isError ? 'mapped to an error result' : 'mapped to a result'
     case 'tool.result':
       return `${event.outcome}: ${short(typeof event.block.content === 'string' ? event.block.content : JSON.stringify(event.block.content))}`
+    case 'pool.assembled':
+      return `tool pool (${event.format}): ${event.visible.length} visible, ${event.deferred.length} deferred, ${event.loaded.length} loaded`
+    case 'tool.loaded':
+      return `loaded ${event.name} (${event.how}${event.loadedBy !== undefined ? ` by ${event.loadedBy}` : ''})`
+    case 'pool.changed':
+      return `${event.source} changed: added ${event.added.join(', ') || 'none'}, removed ${event.removed.join(', ') || 'none'}`
+    default:
+      // An event type newer than this list still shows what it says, not nothing.
+      return short(JSON.stringify(fieldsOf(event as KernelEvent)) ?? '')
   }
+}
+
+/** An event's own fields, without the envelope. */
+function fieldsOf(event: KernelEvent): Record<string, unknown> {
+  const { v: _v, seq: _seq, at: _at, turnId: _turnId, type: _type, ...rest } = event
+  return rest
 }
 
 function short(text: string, max = 80): string {

@@ -70,10 +70,16 @@ describe('toolkernel inspect, stats, timeline', () => {
     const html = join(dir, 'timeline.html')
     await run('node', [bin, 'timeline', log, '--html', html])
     const page = readFileSync(html, 'utf8')
-    expect(page).not.toMatch(/<script|<link|https?:\/\//)
-    expect(page.match(/class="row"/g)).toHaveLength(11)
-    expect(page).toMatch(/data-batch="0"/)
-    expect(page).toContain('data-outcome="error"')
+    // Self-contained: its own script and style only (a CSP allows nothing else), no network.
+    expect(page).not.toMatch(/<script[^>]*\ssrc=|<link|<img|<iframe/)
+    expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`)
+    const data = /<script type="application\/json" id="timeline-data">([^<]*)<\/script>/.exec(page)?.[1]
+    const { model } = JSON.parse(data ?? 'null') as {
+      model: { calls: Array<{ batch: number | null; outcome: string }> }
+    }
+    expect(model.calls).toHaveLength(11)
+    expect(model.calls.some((c) => c.batch === 0)).toBe(true)
+    expect(model.calls.some((c) => c.outcome === 'error')).toBe(true)
   })
 
   it.skipIf(chromium === undefined)(
@@ -95,7 +101,7 @@ describe('toolkernel inspect, stats, timeline', () => {
         ],
         { encoding: 'utf8', timeout: 60_000 },
       )
-      expect(dom.stdout.match(/class="row"/g)).toHaveLength(11)
+      expect(dom.stdout.match(/class="row call"/g)).toHaveLength(11)
     },
   )
 })

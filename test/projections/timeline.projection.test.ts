@@ -126,4 +126,31 @@ describe('projectTimeline', () => {
     )
     expect(row?.detail).toBe('error: [{"type":"text","text":"t"}]')
   })
+
+  it('describes the tool pool events, and any event type newer than its list by its fields', () => {
+    const details = projectTimeline(
+      stamp(
+        {
+          type: 'pool.assembled',
+          turnId: 'T',
+          format: 'anthropic',
+          visible: ['Read', 'Bash'],
+          deferred: ['mcp__x__y'],
+          loaded: [],
+          hash: 'h',
+          bytes: 10,
+          threshold: { tokens: 1, maxTokens: 2, count: 1, maxCount: 3, deferred: true },
+        },
+        { type: 'tool.loaded', turnId: 'T', name: 'mcp__x__y', how: 'search', loadedBy: 'toolu_1' },
+        { type: 'pool.changed', turnId: 'T', source: 'mcp', added: ['a'], removed: [] },
+        { type: 'tool.future', turnId: 'T', toolUseId: 'c', what: 'x' } as never,
+      ),
+    ).map((r) => r.detail)
+    expect(details).toEqual([
+      'tool pool (anthropic): 2 visible, 1 deferred, 0 loaded',
+      'loaded mcp__x__y (search by toolu_1)',
+      'mcp changed: added a, removed none',
+      '{"toolUseId":"c","what":"x"}',
+    ])
+  })
 })
