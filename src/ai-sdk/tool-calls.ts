@@ -1,0 +1,109 @@
+/**
+ * One AI SDK step's tool calls as one kernel turn. The AI SDK (tools without `execute`) stops at
+ * the step's calls; the kernel runs them — batches, order, permissions, hooks, budget, log — and
+ * the app appends the AI SDK tool message it returns. Batch: the `generateText` result (or a
+ * step of it). Streaming: the `fullStream` parts, pushed as they come, so a safe call starts while
+ * the model is still talking.
+ */
+import type { FinishReason, ToolModelMessage } from 'ai'
+import { z } from 'zod'
+import type { TurnResult } from '../actors/turn/turn.types.js'
+import type { Kernel } from '../kernel.js'
+import { toToolModelMessages } from './tool-output.js'
+
+/** A tool call as the AI SDK reports it (`TypedToolCall`, a `tool-call` stream part). */
+export interface AiSdkToolCall {
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly input: unknown
+  /** The AI SDK could not parse it (bad JSON, unknown tool) and has answered it itself. */
+  readonly invalid?: boolean | undefined
+  /** The provider ran it (a provider-defined tool); it is not the app's to run. */
+  readonly providerExecuted?: boolean | undefined
+}
+
+/** What `runToolCalls` reads from a `generateText` result or one of its `steps`. */
+export interface AiSdkStep {
+  readonly toolCalls: readonly AiSdkToolCall[]
+  readonly finishReason: FinishReason
+}
+
+export interface AiSdkToolCallsResult {
+  /** The tool message to append after the step's `response.messages` (none when nothing ran). */
+  messages: ToolModelMessage[]
+  /** The kernel's turn: its events, and whether the log failed. */
+  turn: TurnResult
+}
+
+export interface AiSdkTurnOptions {
+  /** Interrupts the turn (pass the one given to the AI SDK): queued calls are cancelled. */
+  signal?: AbortSignal
+}
+
+const ToolCallSchema = z.looseObject({
+  toolCallId: z.string().min(1),
+  toolName: z.string(),
+  input: z.unknown(),
+  invalid: z.boolean().optional(),
+  providerExecuted: z.boolean().optional(),
+})
+const StepSchema = z.looseObject({
+  toolCalls: z.array(ToolCallSchema),
+  finishReason: z.string(),
+})
+
+/**
+ * The kernel's stop reason for an AI SDK finish reason. `stop` counts as tool use, as the AI SDK
+ * counts it (it runs tools after `stop` and `tool-calls`, and some providers report `stop` with
+ * calls); anything else — `length`, `content-filter`, `error` — voids every call not yet started.
+ */
+export function stopReasonOfFinish(finishReason: string): string {
+  if (finishReason === 'tool-calls' || finishReason === 'stop') return 'tool_use'
+  if (finishReason === 'length') return 'max_tokens'
+  if (finishReason === 'content-filter') return 'refusal'
+  return finishReason
+}
+
+/** The calls the kernel answers: not those the AI SDK answered itself, nor the provider's own. */
+export function ownCalls(calls: readonly AiSdkToolCall[]): AiSdkToolCall[] {
+  return calls.filter((call) => call.invalid !== true && call.providerExecuted !== true)
+}
+
+/**
+ * Runs one step's tool calls as one kernel turn and returns the AI SDK tool message that answers
+ * them, one `tool-result` per call in call order (a call the kernel refused gets an `error-text`
+ * output saying why). A step that did not finish in tool use (`length`, `content-filter`) runs
+ * nothing: each call is answered with a result that says why.
+ *
+ * @throws TypeError when `step` is not a `generateText` result or step (a message, a stream).
+ * @example
+ * const step = await generateText({ model, tools: aiSdkTools(kernel), messages })
+ * const { messages: toolMessages } = await runToolCalls(kernel, step)
+ * messages.push(...step.response.messages, ...toolMessages)
+ */
+export async function runToolCalls(
+  kernel: Pick<Kernel, 'runTurn'>,
+  step: AiSdkStep,
+  options: AiSdkTurnOptions = {},
+): Promise<AiSdkToolCallsResult> {
+  const parsed = StepSchema.safeParse(step)
+  if (!parsed.success)
+    throw new TypeError(
+      `runToolCalls expects a generateText result or one of its steps ({ toolCalls, finishReason }): ` +
+        `${z.prettifyError(parsed.error)}. ` +
+        'For streamText, push the fullStream parts into startToolCalls(kernel) instead.',
+    )
+  const calls = ownCalls(parsed.data.toolCalls as AiSdkToolCall[])
+  const names = new Map(calls.map((call) => [call.toolCallId, call.toolName]))
+  const content = calls.map((call) => ({
+    type: 'tool_use' as const,
+    id: call.toolCallId,
+    name: call.toolName,
+    input: call.input,
+  }))
+  const turn = await kernel.runTurn(
+    { role: 'assistant', content, stop_reason: stopReasonOfFinish(parsed.data.finishReason) },
+    options,
+  )
+  return { messages: toToolModelMessages(turn.message, names), turn }
+}
