@@ -13,16 +13,48 @@ export {
   type TurnOptions,
   type StreamTurnOptions,
 } from './kernel.js'
-export type { Turn, TurnResult, EarlyStart } from './actors/turn/turn.js'
+export type { Turn, TurnResult, EarlyStart } from './actors/turn/turn.types.js'
 export type { TurnUpdate } from './projections/updates.projection.js'
-export type { AssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
-export type { OpenAIAssistantMessage } from './intake/openai.js'
+export type { AssistantMessage, AnthropicAssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
+export type {
+  OpenAIAssistantMessage,
+  OpenAIChatChoice,
+  OpenAIChatCompletion,
+  OpenAIFunctionToolCall,
+  OpenAICustomToolCall,
+} from './intake/openai.js'
+export type { OpenAIResponse, ResponsesFunctionCall, ResponsesOutputItem } from './intake/openai-responses-items.js'
+export {
+  IMAGE_MEDIA_TYPES,
+  type ImageMediaType,
+  type ToolResultMessageParam,
+  type ToolResultParam,
+  type ToolResultPartParam,
+} from './intake/message-param.js'
 export { parseSSE } from './intake/sse.js'
 
 // The tool contract and the built-in tools.
 export { buildTool, defaultMapper, DEFAULT_MAX_RESULT_SIZE_CHARS } from './tools/build-tool.js'
 export { lazySchema, type LazySchema } from './tools/lazy-schema.js'
 export { toAPIFormat, inputJsonSchema, type ApiTool } from './tools/to-api-format.js'
+// The tool pool: deferred tools, ToolSearch, each provider's tools parameter.
+export {
+  API_FORMATS,
+  strictCompatible,
+  type ApiFormat,
+  type ApiToolOf,
+  type AnthropicApiTool,
+  type OpenAIChatApiTool,
+  type OpenAIResponsesApiTool,
+  type OpenAIResponsesFunctionTool,
+  type OpenAIResponsesToolSearch,
+} from './tools/to-api-format.js'
+export { TOOL_SEARCH_NAME, type ToolSearchOutput } from './tools/builtin/tool-search.tool.js'
+export { assemblePool, poolSnapshot, type Pool, type PoolInput, type PoolSnapshot } from './tools/pool/assemble-pool.js'
+export { loadedFromLog, referencedFromLog, poolHistory } from './tools/pool/pool-log.js'
+export { searchTools, DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, type SearchAnswer } from './tools/pool/search.js'
+export type { DeferralOptions, ThresholdOutcome } from './tools/pool/threshold.js'
+export type { ToolSource, ToolSourceStatus } from './ports/tool-source.port.js'
 export type {
   Tool,
   ToolDef,
@@ -63,6 +95,21 @@ export {
 export { parseJsonl, toJsonLine, type ParsedLog, type CorruptLine } from './events/jsonl.js'
 export { createMemoryLog } from './adapters/memory-log.store.js'
 export { createJsonlLog, readJsonlFile, type JsonlLogOptions } from './adapters/jsonl-log.store.js'
+export { createMemoryEventStore } from './adapters/memory-event.store.js'
+export { createJsonlEventStore, type JsonlEventStoreOptions } from './adapters/jsonl-event.store.js'
+export type {
+  AppendOptions,
+  AppendResult,
+  Checkpoint,
+  EventStore,
+  FsyncPolicy,
+  Lease,
+  LeaseResult,
+  StoreSubscription,
+  StoredEvent,
+  SubscribeOptions,
+} from './ports/event-store.port.js'
+export type { SessionLeaseOptions } from './adapters/session-event.store.js'
 export { checkLogOrder, type LogOrder } from './events/log-order.js'
 export {
   createDirectoryResultStore,
@@ -103,6 +150,12 @@ export {
   type ToolResultMessage,
 } from './projections/messages.projection.js'
 export { toOpenAIToolMessages, type OpenAIToolMessage } from './projections/openai.projection.js'
+export {
+  toResponsesInputItems,
+  type ResponsesFunctionCallOutput,
+  type ResponsesInputImage,
+  type ResponsesInputText,
+} from './projections/openai-responses.projection.js'
 export { projectTimeline, type TimelineRow } from './projections/timeline.projection.js'
 export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
 

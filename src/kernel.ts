@@ -16,13 +16,20 @@ import { DEFAULT_PROTECTED_NAMES, type PathJudge } from './permissions/paths.js'
 import { realPathOf } from './adapters/real-path.js'
 import { createHookRunner } from './hooks/runner.js'
 import type { HooksConfig } from './hooks/config.js'
-import { toAPIFormat, type ApiTool } from './tools/to-api-format.js'
+import { API_FORMATS, type ApiFormat, type ApiToolOf } from './tools/to-api-format.js'
+import { KernelPool } from './tools/pool/kernel-pool.js'
+import { poolSnapshot, type PoolSnapshot } from './tools/pool/assemble-pool.js'
+import { checkDeferralOptions, type DeferralOptions } from './tools/pool/threshold.js'
+import type { ToolSource } from './ports/tool-source.port.js'
 import { provideToolCallMachine } from './actors/tool-call/tool-call.actor.js'
-import { startTurn, type EarlyStart, type Turn, type TurnControl, type TurnResult } from './actors/turn/turn.js'
+import { startTurn, type TurnControl } from './actors/turn/turn.js'
+import type { EarlyStart, Turn, TurnResult } from './actors/turn/turn.types.js'
 import { recover } from './replay/recovery.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
 import type { KernelEventInput } from './events/event.schema.js'
 import type { EventLog, ResultStore, SessionState, ToolPorts } from './ports/index.js'
+import type { EventStore } from './ports/event-store.port.js'
+import { openSession, type OpenedSession, type SessionLeaseOptions } from './adapters/session-event.store.js'
 import { createFileSearch } from './adapters/file-search.js'
 import { nodeFileSystem } from './adapters/node-fs.js'
 import { createDefaultResultStore } from './adapters/result-store.js'
@@ -68,6 +75,16 @@ export interface KernelOptions {
   /** The event log. Default: in memory. */
   log?: EventLog
   /**
+   * A shared event store (PostgreSQL from `toolkernel/postgres`, a JSONL directory, memory): with
+   * `session`, the kernel takes the session's lease, reads its stream, recovers calls a crashed
+   * owner left open, and continues at the stream's version. Turns wait until that is done.
+   */
+  store?: EventStore
+  /** The session this kernel runs (the store's stream): a session id such as `session-42`. */
+  session?: string
+  /** The session's lease on the store: owner name, time to live, how long to wait for a crashed owner's. */
+  lease?: SessionLeaseOptions
+  /**
    * The environment of Bash and command hooks: built from an allowlist (PATH, HOME, USER, SHELL,
    * the locale, TZ, TMPDIR …), never the app's whole `process.env`. `allow` adds names (a
    * trailing `*` is a prefix); `set` adds or overrides values.
@@ -79,6 +96,21 @@ export interface KernelOptions {
    * runner (which replaces running the `hooks` configuration altogether). Default: the real ones.
    */
   ports?: KernelPorts
+  /**
+   * Sets of tools that change while the kernel runs (MCP servers, plugins): read between turns,
+   * each change recorded as `pool.changed`.
+   */
+  toolSources?: readonly ToolSource[]
+  /**
+   * The provider format the model talks: what ToolSearch answers in (`tool_reference` blocks for
+   * Anthropic, definitions as text otherwise) and what `pool.assembled` hashes. Default 'anthropic'.
+   */
+  toolFormat?: ApiFormat
+  /**
+   * When deferrable tools (`shouldDefer`) are deferred. Default: automatically, past 10 % of
+   * 200,000 tokens or 100 tools.
+   */
+  deferral?: DeferralOptions
 }
 
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
@@ -99,13 +131,40 @@ export interface StreamTurnOptions extends TurnOptions {
 export interface Kernel {
   readonly log: EventLog
   readonly tools: readonly Tool[]
-  /** The `tools` request parameter: enabled tools, less those a rule denies outright. */
-  apiTools(): ApiTool[]
   /**
-   * Runs every tool call of an assistant message (Anthropic, or OpenAI with `tool_calls`) and
-   * answers each with one `tool_result`. Rejects only for a malformed message (the app's bug);
-   * whatever a tool does, it resolves. A message whose stop reason is not tool use runs nothing:
-   * every call is voided with a result that says why.
+   * The `tools` request parameter for a provider: the pool of the next turn — enabled tools, less
+   * those a rule denies outright or the mode leaves out; deferred tools as the provider defers
+   * them (Anthropic and OpenAI Responses `defer_loading`; OpenAI Chat: left out until loaded).
+   * Applies pool changes waiting for a turn boundary first. Default format: 'anthropic'.
+   *
+   * @example
+   * await openai.chat.completions.create({ model, messages, tools: kernel.apiTools({ format: 'openai-chat' }) })
+   */
+  apiTools<F extends ApiFormat = 'anthropic'>(options?: { format: F }): Array<ApiToolOf[F]>
+  /** Adds tools between turns (recorded as `pool.changed`, source 'app'). @throws Error for a name already taken. */
+  registerTools(tools: readonly Tool[]): void
+  /** Removes tools the app registered, between turns. @throws Error for a name that is not the app's. */
+  removeTools(names: readonly string[]): void
+  /** Re-reads the tool sources now (between turns they are read anyway) and applies waiting changes. */
+  refreshTools(): PoolSnapshot
+  /**
+   * Loads deferred tools for the model (how: 'app'; recorded at the next turn's start).
+   * @throws Error for a name that is not a deferred tool of the pool.
+   */
+  loadTools(names: readonly string[]): void
+  /**
+   * Runs every tool call of an assistant message and answers each with one `tool_result`. Takes
+   * the SDKs' own values with no cast: an `Anthropic.Message`; an OpenAI `ChatCompletionMessage`,
+   * `ChatCompletion.Choice` or whole `ChatCompletion` (one choice); an OpenAI Responses `Response`
+   * or its `output` array. Rejects only for a malformed or misdirected value (the app's bug, with
+   * a TypeError naming the method to call instead); whatever a tool does, it resolves. A message
+   * that did not end in tool use (`max_tokens`, `length`, `content_filter`, an incomplete
+   * response) runs nothing: every call is voided with a result that says why.
+   *
+   * @example
+   * const response = await anthropic.messages.create({ model, max_tokens, messages, tools: kernel.apiTools() })
+   * const { message } = await kernel.runTurn(response)
+   * messages.push({ role: 'assistant', content: response.content }, message)
    */
   runTurn(message: AssistantMessage, options?: TurnOptions): Promise<TurnResult>
   /**
@@ -123,13 +182,18 @@ export interface Kernel {
    * with interrupted results (`recover`), and the session's grants are honoured.
    */
   resume(log: EventLog): Kernel
+  /** Settles once the kernel can start turns (a store-backed session is open); rejects if it cannot open. */
+  ready(): Promise<void>
+  /** Makes the log durable and, for a store-backed session, stops renewing and gives its lease up. */
+  close(): Promise<void>
 }
 
-/** What replay drives: a turn with the mode and early-start policy a recorded turn had. */
+/**
+ * What replay drives: a turn with the mode and early-start policy a recorded turn had.
+ * @internal Not in the published types (stripInternal): it reaches the engine's own types.
+ */
 export interface KernelInternals extends Kernel {
   openTurn(mode: 'batch' | 'stream', earlyStart: EarlyStart): TurnControl
-  /** Settles once what decisions depend on (the shell grammar) is loaded. */
-  ready(): Promise<void>
 }
 
 /**
@@ -145,11 +209,12 @@ export function createKernel(options: KernelOptions): Kernel {
   return createKernelInternals(options)
 }
 
-/** The kernel with what replay needs to drive recorded turns. Not part of the public surface. */
+/** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
   internal: { legacyDispatch?: boolean } = {},
 ): KernelInternals {
+  if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
   const ids = options.ports?.ids ?? randomIds
   const live = new Set<TurnControl>()
@@ -160,7 +225,18 @@ export function createKernelInternals(
     }),
   )
   const config = resolveConfig(options)
-  const services = buildServices(options, config, log, { clock, ids })
+  const pool = new KernelPool({
+    tools: config.registry.tools,
+    sources: options.toolSources ?? [],
+    registry: config.registry,
+    denied: (tool) => deniedOutright(config.rules, tool),
+    mode: () => config.mode,
+    format: config.toolFormat,
+    deferral: options.deferral,
+    log,
+    busy: () => live.size > 0,
+  })
+  const services = buildServices(options, config, log, { clock, ids }, () => offeredNames(pool))
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine()
   const turnDeps = () => ({
@@ -193,9 +269,11 @@ export function createKernelInternals(
           tools: config.registry.tools,
           hooks: options.hooks,
           asks: options.canUseTool !== undefined,
+          ...(pool.dynamic ? { pool: pool.settings() } : {}),
         }),
       )
     }
+    pool.beginTurn(turn.turnId)
     live.add(turn)
     void turn.result().then(() => live.delete(turn))
     return turn
@@ -216,16 +294,31 @@ export function createKernelInternals(
 
   return {
     log,
-    tools: config.registry.tools,
-    apiTools: () => toAPIFormat(config.registry.tools.filter((tool) => !deniedOutright(config.rules, tool))),
+    get tools() {
+      return pool.tools
+    },
+    apiTools: <F extends ApiFormat = 'anthropic'>(apiOptions?: { format: F }) =>
+      pool.apiTools(checkFormat(apiOptions?.format ?? 'anthropic') as F),
+    registerTools: (tools) => pool.register(assertTools(tools, 'registerTools')),
+    removeTools: (names) => pool.remove(names),
+    refreshTools: () => {
+      pool.sync()
+      return poolSnapshot(pool.current())
+    },
+    loadTools: (names) => pool.loadByApp(names),
     runTurn,
     openTurn: open,
     ready: async () => {
       if (grammar !== undefined) await grammar
     },
+    close: async () => {
+      await log.fence?.()
+    },
     resume: (stored) => {
       for (const event of recover(stored.read())) stored.append(event)
-      return createKernelInternals({ ...options, log: stored })
+      // The JSONL log writes at a fence synchronously; a failure shows at the next turn's fence.
+      stored.fence?.().catch(() => undefined)
+      return createKernelInternals({ ...options, tools: pool.appTools(), log: stored })
     },
     startTurn: (turnOptions = {}) => {
       const turn = open('stream', turnOptions.earlyStart ?? config.earlyStart)
@@ -233,6 +326,53 @@ export function createKernelInternals(
       return turn
     },
   }
+}
+
+/**
+ * A kernel over a session in a shared store: opens the session (lease, stream, recovery of what
+ * a crashed owner left open), then is the kernel over that log. Until then, `runTurn` waits and
+ * `startTurn` asks for `await kernel.ready()`.
+ */
+function storeKernel(options: KernelOptions): KernelInternals {
+  const { store, session, lease, ...rest } = options
+  if (store === undefined || session === undefined)
+    throw new TypeError('createKernel: `store` and `session` go together (the session is the stream in the store)')
+  const clock = options.ports?.clock ?? systemClock
+  let inner: KernelInternals | undefined
+  let opened: OpenedSession | undefined
+  const opening = openSession(store, session, clock, lease).then(async (open) => {
+    opened = open
+    for (const event of recover(open.log.read())) open.log.append(event)
+    await open.log.fence()
+    inner = createKernelInternals({ ...rest, log: open.log })
+  })
+  opening.catch(() => undefined)
+  const get = (): KernelInternals => {
+    if (inner !== undefined) return inner
+    throw new Error(`toolkernel: session ${session} is still opening; await kernel.ready() before starting a turn`)
+  }
+  let shape: KernelInternals | undefined
+  const own: Partial<KernelInternals> = {
+    apiTools: ((apiOptions?: { format: ApiFormat }) =>
+      (inner ?? (shape ??= createKernelInternals({ ...rest, log: createMemoryLog(clock) }))).apiTools(
+        apiOptions,
+      )) as KernelInternals['apiTools'],
+    runTurn: async (message, turnOptions) => (await opening, get().runTurn(message, turnOptions)),
+    ready: async () => (await opening, await get().ready()),
+    close: async () => {
+      await opening.catch(() => undefined)
+      await opened?.close()
+    },
+  }
+  // Everything else is the opened kernel's (members added to Kernel follow without a change here).
+  return new Proxy(own as KernelInternals, {
+    get: (target, key) => {
+      if (key in target) return target[key as keyof KernelInternals]
+      if (key === 'tools' && inner === undefined) return options.tools
+      const value: unknown = get()[key as keyof KernelInternals]
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(inner) : value
+    },
+  })
 }
 
 /** Everything decided from the options alone, checked once: what cannot work throws here. */
@@ -244,6 +384,7 @@ interface KernelConfig {
   earlyStart: EarlyStart
   messageBudget: number
   messageBudgetChars: number
+  toolFormat: ApiFormat
   progressLogChars: number
   judge: PathJudge
   rules: RuleSet
@@ -267,7 +408,9 @@ function resolveConfig(options: KernelOptions): KernelConfig {
     protectedDirs: protect.filter((p) => isAbsolute(p)),
   }
   const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
+  checkDeferralOptions(options.deferral)
   return {
+    toolFormat: checkFormat(options.toolFormat ?? 'anthropic'),
     registry,
     cwd,
     mode,
@@ -293,6 +436,7 @@ function buildServices(
   config: KernelConfig,
   log: GuardedLog,
   { clock, ids }: Pick<ToolPorts, 'clock' | 'ids'>,
+  offered: () => readonly string[],
 ): CallServices {
   const { registry, rules, mode, cwd, judge } = config
   const record = (event: KernelEventInput): void => void log.append(event)
@@ -301,7 +445,10 @@ function buildServices(
   const results = options.results ?? createDefaultResultStore()
   return {
     registry,
-    offeredTools: registry.tools.filter((tool) => !deniedOutright(rules, tool)).map((tool) => tool.name),
+    // The pool changes between turns: what an unknown-tool text offers is read when it is needed.
+    get offeredTools() {
+      return offered()
+    },
     log,
     cwd,
     ports: {
@@ -356,9 +503,21 @@ function mapSession(): SessionState {
   return { get: <T>(key: string) => values.get(key) as T | undefined, set: (key, value) => void values.set(key, value) }
 }
 
-function assertTools(tools: unknown): readonly Tool[] {
-  if (!Array.isArray(tools))
-    throw new TypeError('createKernel: `tools` must be an array of tools made with buildTool()')
+/** The names the model may call now: ToolSearch when it is offered, the tools sent in full, the loaded ones. */
+function offeredNames(pool: KernelPool): string[] {
+  const current = pool.current()
+  const search = current.searching ? [pool.toolSearch.name] : []
+  return [...search, ...[...current.visible, ...current.loaded].map((tool) => tool.name)]
+}
+
+function checkFormat(format: unknown): ApiFormat {
+  if (!API_FORMATS.includes(format as ApiFormat))
+    throw new TypeError(`apiTools: format must be one of ${API_FORMATS.join(', ')}, got ${JSON.stringify(format)}`)
+  return format as ApiFormat
+}
+
+function assertTools(tools: unknown, where = 'createKernel'): readonly Tool[] {
+  if (!Array.isArray(tools)) throw new TypeError(`${where}: \`tools\` must be an array of tools made with buildTool()`)
   tools.forEach((tool: unknown, i) => {
     const t = tool as Partial<Tool> | null
     if (
@@ -368,7 +527,7 @@ function assertTools(tools: unknown): readonly Tool[] {
       typeof t.call !== 'function' ||
       typeof t.isConcurrencySafe !== 'function'
     ) {
-      throw new TypeError(`createKernel: tools[${i}] is not a tool made with buildTool()`)
+      throw new TypeError(`${where}: tools[${i}] is not a tool made with buildTool()`)
     }
   })
   return tools as readonly Tool[]

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { EVENT_VERSION, type KernelEvent } from '../events/event.schema.js'
 import { projectTelemetry, type TelemetryOptions } from '../projections/telemetry.projection.js'
 import { recover } from '../replay/recovery.js'
-import { CliError, loadLog } from './load-log.js'
+import { CliError, loadEvents } from './load-log.js'
 import type { exportToOtlp as ExportToOtlp } from '../adapters/otlp-export.js'
 
 export const EXPORT_HELP = `  export <log> [--otlp URL] [--chrome-trace FILE] [--session ID] [--content]
@@ -53,7 +53,8 @@ export async function exportCommand(
     return 2
   }
   try {
-    const events = closed(loadLog(positionals[0] as string, { skipCorrupt: values['skip-corrupt'] === true, err }))
+    const path = positionals[0] as string
+    const events = closed(await loadEvents(path, { skipCorrupt: values['skip-corrupt'] === true, err }))
     const options: TelemetryOptions = values.content === true ? { captureContent: true } : {}
     const records = projectTelemetry(events, options)
     const calls = records.spans.filter((span) => span.kind === 'call').length

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `toolkernel` command. */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { CliError, loadLog } from './load-log.js'
+import { CliError, loadEvents } from './load-log.js'
 import { safeForTerminal } from './terminal.js'
 
 const HELP = `usage: toolkernel <command> [options]
@@ -92,7 +92,7 @@ async function logCommand(
   }
   try {
     const { replayCommand, inspectCommand, statsCommand, timelineCommand } = await import('./commands.js')
-    const events = loadLog(path, { skipCorrupt: parsed.values['skip-corrupt'] === true, err })
+    const events = await loadEvents(path, { skipCorrupt: parsed.values['skip-corrupt'] === true, err })
     switch (command) {
       case 'replay':
         return await replayCommand(events, { tools: parsed.values.tools, quiet: parsed.values.quiet === true }, out)

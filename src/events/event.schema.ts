@@ -21,11 +21,13 @@ export const ImageBlockSchema = z.object({
   type: z.literal('image'),
   source: z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
 })
+/** A deferred tool ToolSearch found: the Anthropic API expands it into the tool's definition. */
+export const ToolReferenceBlockSchema = z.object({ type: z.literal('tool_reference'), tool_name: z.string() })
 /** The Anthropic `tool_result` content block, as the model receives it. */
 export const ToolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
-  content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema]))]),
+  content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema, ToolReferenceBlockSchema]))]),
   is_error: z.boolean().optional(),
 })
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
@@ -111,6 +113,18 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     hooks: z.array(z.object({ event: z.string(), matcher: z.string(), hooks: z.array(z.string()) })),
     /** The app can be asked (it gave canUseTool); without it "ask" is denied unasked. Absent: true. */
     asks: z.boolean().optional(),
+    /** The pool's configuration (only when it is dynamic: deferred tools or tool sources), for replay. */
+    pool: z
+      .object({
+        format: z.string(),
+        deferral: z.object({
+          mode: z.string(),
+          contextTokens: z.number(),
+          share: z.number(),
+          maxTools: z.number(),
+        }),
+      })
+      .optional(),
     tools: z.array(
       z.object({
         name: z.string(),
@@ -227,6 +241,52 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({ ...toolEnvelope, type: z.literal('tool.cancelled'), step: StepSchema, reason: z.string() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.mapped'), isError: z.boolean() }),
   z.object({ ...toolEnvelope, type: z.literal('tool.cascaded'), siblings: z.array(z.string()) }),
+  /**
+   * The tool pool a turn began with (only when the pool is dynamic: deferred tools or tool
+   * sources): what the model was offered in full, deferred and loaded, and a hash of the `tools`
+   * parameter in `format`, so a log says exactly what the model saw.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('pool.assembled'),
+    format: z.string(),
+    visible: z.array(z.string()),
+    deferred: z.array(z.string()),
+    loaded: z.array(z.string()),
+    /** sha256 of the serialised `tools` parameter, first 16 hex digits. */
+    hash: z.string(),
+    bytes: z.number().int().nonnegative(),
+    /** The automatic threshold: estimated tokens of the deferrable definitions, the limits, the outcome. */
+    threshold: z.object({
+      tokens: z.number().nonnegative(),
+      maxTokens: z.number().nonnegative(),
+      count: z.number().int().nonnegative(),
+      maxCount: z.number().nonnegative(),
+      deferred: z.boolean(),
+    }),
+  }),
+  /** A deferred tool was loaded: its schema goes with every later request (resume and replay keep it). */
+  z.object({
+    ...envelope,
+    type: z.literal('tool.loaded'),
+    name: z.string(),
+    how: z.enum(['search', 'select', 'call', 'app']),
+    /**
+     * The tool_use that loaded it (ToolSearch's, or the unloaded call itself); absent when the
+     * app did. Not `toolUseId`: the event belongs to the turn, not to that call's lifecycle.
+     */
+    loadedBy: z.string().optional(),
+  }),
+  /** The tools of a source changed (the app registered or removed some, a server connected), between turns. */
+  z.object({
+    ...envelope,
+    type: z.literal('pool.changed'),
+    source: z.string(),
+    added: z.array(z.string()),
+    removed: z.array(z.string()),
+    /** Offered tools left out because their name was already taken. */
+    skipped: z.array(z.string()).optional(),
+  }),
   z.object({
     ...toolEnvelope,
     type: z.literal('tool.result'),

@@ -16,6 +16,8 @@ import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
+import type { ApiFormat } from '../tools/to-api-format.js'
+import type { DeferralOptions } from '../tools/pool/threshold.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
@@ -85,9 +87,14 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   let turnIndex = 0
   const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
   const configured = events.find((e): e is EventOf<'session.configured'> => e.type === 'session.configured')
+  const replayTools = options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult))
+  // Tools the app registered between turns join the replay kernel where the log says they did.
+  const registeredLater = new Set(
+    events.flatMap((e) => (e.type === 'pool.changed' && e.source === 'app' ? e.added : [])),
+  )
   const kernel = createKernelInternals(
     {
-      tools: options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult)),
+      tools: replayTools.filter((tool) => !registeredLater.has(tool.name)),
       ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
       ...(permissionsOf(options, firstStart) !== undefined
         ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
@@ -95,6 +102,10 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
       ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
       maxConcurrency: firstStart?.maxConcurrency ?? 10,
       progressLogChars: Infinity,
+      // The pool's settings as recorded: ToolSearch's answers and pool.assembled depend on them.
+      ...(configured?.pool !== undefined
+        ? { toolFormat: configured.pool.format as ApiFormat, deferral: configured.pool.deferral as DeferralOptions }
+        : {}),
       ports: {
         clock: { now: () => 0 },
         ids: {
@@ -118,6 +129,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   // The engine decides nothing before its shell grammar is loaded; the walk must not start earlier.
   await kernel.ready()
   for (const turnEvents of turns) {
+    applyAppChanges(kernel, turnEvents, replayTools)
     now.recording = indexRecording(turnEvents)
     now.gates = new Gates()
     now.activity = new Activity()
@@ -126,6 +138,16 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     if (divergence !== undefined) return { ok: false, turns: turns.length, divergence }
   }
   return { ok: true, turns: turns.length, events: events.length }
+}
+
+/** The app's registrations and removals recorded for this turn, made again before it starts. */
+function applyAppChanges(kernel: KernelInternals, turnEvents: readonly KernelEvent[], tools: readonly Tool[]): void {
+  for (const change of turnEvents) {
+    if (change.type !== 'pool.changed' || change.source !== 'app') continue
+    const added = new Set(change.added)
+    if (change.removed.length > 0) kernel.removeTools(change.removed)
+    if (added.size > 0) kernel.registerTools(tools.filter((tool) => added.has(tool.name)))
+  }
 }
 
 function permissionsOf(

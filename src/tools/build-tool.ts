@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { ToolResultBlock } from '../events/event.schema.js'
 import { isLazySchema, type LazySchema } from './lazy-schema.js'
+import { checkedExamples } from './pool/input-examples.js'
 import type { Tool, ToolDef } from './tool.types.js'
 
 /** Default past which output is persisted instead of sent whole (the budget step). */
@@ -57,6 +58,10 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     getPath: def.getPath,
     shellCommand: def.shellCommand,
     category: def.category,
+    shouldDefer: def.shouldDefer === true,
+    alwaysLoad: def.alwaysLoad === true,
+    inputExamples: checkedExamples(def, input),
+    modes: def.modes,
   }
 }
 
@@ -79,6 +84,23 @@ function assertDefinition(def: ToolDef<any, any, any>): void {
   if (def.inputSchema === undefined && def.inputJSONSchema === undefined) {
     throw new TypeError(`buildTool(${def.name}): give an inputSchema (zod) or an inputJSONSchema`)
   }
+  const foreign = isLazySchema(def.inputSchema) ? undefined : notZod4(def.inputSchema)
+  if (foreign !== undefined) throw new TypeError(`buildTool(${def.name}): ${foreign}`)
+}
+
+/**
+ * Why a schema is not one toolkernel can use (zod 4: every schema carries `_zod`), or undefined.
+ * A zod 3 schema type-checks loosely against zod 4's types and then fails deep inside (reading
+ * `def`); a plain JSON Schema object belongs in `inputJSONSchema`. Both are refused here, by name.
+ */
+function notZod4(schema: unknown): string | undefined {
+  if (schema === undefined) return undefined
+  if (typeof schema !== 'object' || schema === null)
+    return `inputSchema must be a zod 4 schema, got ${schema === null ? 'null' : typeof schema}`
+  if ('_zod' in schema) return undefined
+  if ('_def' in schema)
+    return "inputSchema is a zod 3 schema (it has _def but no _zod): toolkernel needs zod 4 — install zod 4 and `import { z } from 'zod'` (zod 3.25+ also ships it as 'zod/v4'), or pass the input's JSON Schema as inputJSONSchema"
+  return "inputSchema is a plain object, not a zod 4 schema: pass a JSON Schema as inputJSONSchema instead, or build the schema with zod 4 (`import { z } from 'zod'`)"
 }
 
 function memo<T>(f: () => T): () => T {
@@ -100,6 +122,8 @@ function resolve<S>(schema: S | LazySchema<S> | undefined): S | undefined {
 /** Tool input is a strict object: a field the schema does not name is an error, not silently dropped. */
 function resolveInputSchema<I>(schema: z.ZodType<I> | LazySchema<z.ZodType<I>> | undefined): z.ZodType<I> | undefined {
   const resolved = resolve(schema)
+  const foreign = notZod4(resolved)
+  if (foreign !== undefined) throw new TypeError(`lazySchema resolved to a schema toolkernel cannot use: ${foreign}`)
   if (resolved instanceof z.ZodObject && resolved.def.catchall === undefined) {
     return resolved.strict() as unknown as z.ZodType<I>
   }

@@ -9,67 +9,77 @@ import { createMemoryLog, recover, replay, type KernelEvent } from '../../src/in
 import { assistant, fixedClock, testKernel } from '../helpers.js'
 import { idPoolArb, idsFor, inputOf, makeTools, scheduledHooks, specsArb } from '../prop-helpers.js'
 
+const cutAnywhere = () =>
+  fc.asyncProperty(
+    fc.scheduler(),
+    idPoolArb,
+    specsArb,
+    fc.integer({ min: 1, max: 3 }),
+    fc.boolean(),
+    fc.nat(),
+    async (s, pool, specs, cap, abort, cutSeed) => {
+      const { tools } = makeTools(s, cap)
+      const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
+      const ids = idsFor(specs, pool)
+      const controller = new AbortController()
+      if (abort) void s.schedule(Promise.resolve(), 'abort').then(() => controller.abort('user pressed Esc'))
+      await s.waitFor(
+        kernel.runTurn(
+          assistant(
+            ...specs.map(
+              (spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown],
+            ),
+          ),
+          { signal: controller.signal },
+        ),
+      )
+
+      const full = kernel.log.read()
+      const cut = cutSeed % (full.length + 1)
+      const log = createMemoryLog(fixedClock(), full.slice(0, cut))
+      const recovered = recover(log.read())
+      for (const event of recovered) log.append(event)
+      const closed: readonly KernelEvent[] = log.read()
+
+      // The wording tells the truth: a call that was started may have had its effect; only one
+      // that never started is said to have had none.
+      const started = new Set(
+        full
+          .slice(0, cut)
+          .filter((e) => e.type === 'tool.started')
+          .map((e) => e.toolUseId),
+      )
+      for (const event of recovered) {
+        if (event.type !== 'tool.result') continue
+        const text = String(event.block.content)
+        if (started.has(event.toolUseId)) {
+          expect(text).not.toMatch(/had no effect|before it ran/)
+          expect(text).toMatch(/may have|has taken effect|took effect/)
+        } else expect(text).toMatch(/cancelled before it ran: .* It had no effect/)
+      }
+
+      const requested = closed.filter((e) => e.type === 'tool.requested').map((e) => e.toolUseId)
+      const answered = closed.filter((e) => e.type === 'tool.result').map((e) => e.toolUseId)
+      expect([...answered].sort()).toEqual([...requested].sort())
+      expect(recover(closed)).toEqual([])
+
+      const result = await replay(closed, { tools })
+      expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+    },
+  )
+
 describe('recovery and replay properties', () => {
   it('cut anywhere, recovered: one result per tool_use, and replay finds no divergence', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.scheduler(),
-        idPoolArb,
-        specsArb,
-        fc.integer({ min: 1, max: 3 }),
-        fc.boolean(),
-        fc.nat(),
-        async (s, pool, specs, cap, abort, cutSeed) => {
-          const { tools } = makeTools(s, cap)
-          const kernel = testKernel(tools, { maxConcurrency: cap, hooks: scheduledHooks(s) })
-          const ids = idsFor(specs, pool)
-          const controller = new AbortController()
-          if (abort) void s.schedule(Promise.resolve(), 'abort').then(() => controller.abort('user pressed Esc'))
-          await s.waitFor(
-            kernel.runTurn(
-              assistant(
-                ...specs.map(
-                  (spec, i) => [ids[i], spec.tool, inputOf(spec, ids[i] as string)] as [string, string, unknown],
-                ),
-              ),
-              { signal: controller.signal },
-            ),
-          )
+    await fc.assert(cutAnywhere(), { numRuns: 200 })
+  })
 
-          const full = kernel.log.read()
-          const cut = cutSeed % (full.length + 1)
-          const log = createMemoryLog(fixedClock(), full.slice(0, cut))
-          const recovered = recover(log.read())
-          for (const event of recovered) log.append(event)
-          const closed: readonly KernelEvent[] = log.read()
-
-          // The wording tells the truth: a call that was started may have had its effect; only one
-          // that never started is said to have had none.
-          const started = new Set(
-            full
-              .slice(0, cut)
-              .filter((e) => e.type === 'tool.started')
-              .map((e) => e.toolUseId),
-          )
-          for (const event of recovered) {
-            if (event.type !== 'tool.result') continue
-            const text = String(event.block.content)
-            if (started.has(event.toolUseId)) {
-              expect(text).not.toMatch(/had no effect|before it ran/)
-              expect(text).toMatch(/may have|has taken effect|took effect/)
-            } else expect(text).toMatch(/cancelled before it ran: .* It had no effect/)
-          }
-
-          const requested = closed.filter((e) => e.type === 'tool.requested').map((e) => e.toolUseId)
-          const answered = closed.filter((e) => e.type === 'tool.result').map((e) => e.toolUseId)
-          expect([...answered].sort()).toEqual([...requested].sort())
-          expect(recover(closed)).toEqual([])
-
-          const result = await replay(closed, { tools })
-          expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
-        },
-      ),
-      { numRuns: 200 },
-    )
+  // Open bug, found by the property above (rare: 1 run in several hundred): two failing calls with
+  // post-hooks and an abort; the recording has call_1's tool.errored before call_0's post-hook
+  // finished, replay lets that hook finish first. The recorded hook answer is released too early.
+  it.fails('the counterexample it found: post-hook answers after an abort replay in recorded order', async () => {
+    const path =
+      '180:0:5:6:5:5:10:11:10:10:12:11:15:15:15:15:16:16:16:16:16:16:18:18:18:18:18:18:19:19:19:19:19:19:35:32'
+    const tail = ':21:21:11:10:11:21:10:13:17:10'
+    await fc.assert(cutAnywhere(), { numRuns: 200, seed: -1348885793, path: path + tail, endOnFailure: true })
   })
 })

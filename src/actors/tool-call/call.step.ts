@@ -7,7 +7,29 @@ import { measureForBudget } from './budget.step.js'
 import { controllerOf, sendIfActive, toolContextOf, type ResolvedStepArgs, type StepArgs } from './call-env.js'
 import { toolErrorText } from '../../tools/result-text.js'
 
-export function runCallStep({ context, self, env, tool }: ResolvedStepArgs): void {
+export function runCallStep(args: ResolvedStepArgs): void {
+  const { log } = args.env.services
+  if (log.fence === undefined) return startTool(args)
+  // Write-ahead: what led to this side effect is durable before the side effect starts.
+  log.fence().then(
+    () => {
+      const snapshot = args.self.getSnapshot() as { status: string; matches(state: string): boolean }
+      if (snapshot.status === 'active' && snapshot.matches('call')) startTool(args)
+    },
+    (error: unknown) =>
+      sendIfActive(args.self, {
+        type: 'call.failed',
+        failure: { step: 'call', code: 'cancelled', message: fenceFailedText(args.tool.name, error) },
+      }),
+  )
+}
+
+function fenceFailedText(name: string, error: unknown): string {
+  const why = error instanceof Error ? error.message : String(error)
+  return `${name} was not run: the event log could not store the call before it ran (${why}), and a tool runs only once its call is recorded. Start a new session over a working log.`
+}
+
+function startTool({ context, self, env, tool }: ResolvedStepArgs): void {
   invokeTool(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)).then(
     (output) => {
       env.output = output

@@ -10,7 +10,10 @@ import { AnthropicStreamIntake } from '../../intake/anthropic-stream.js'
 import type { IncomingToolUse, IntakeSink } from '../../intake/incoming.js'
 import { jsonProblem } from '../../intake/json-bounds.js'
 import { OpenAIStreamIntake } from '../../intake/openai.js'
-import { projectTurnMessage, type ToolResultMessage } from '../../projections/messages.projection.js'
+import { OpenAIResponsesStreamIntake } from '../../intake/openai-responses.js'
+import { assertDirected } from '../../intake/misdirected.js'
+import { toMessageParam } from '../../intake/message-param.js'
+import { projectTurnMessage } from '../../projections/messages.projection.js'
 import { updateOf, type TurnUpdate } from '../../projections/updates.projection.js'
 import type { EventLog } from '../../ports/index.js'
 import { toAsyncIterable } from '../../util/async-iterable.js'
@@ -20,44 +23,8 @@ import { classifySafety } from './safety.js'
 import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
 import { startToolCall, type CallRequest, type ProvidedToolCallMachine } from '../tool-call/tool-call.actor.js'
 
-/** Which calls may start while the model is still streaming. */
-export type EarlyStart = 'safe' | 'none' | 'all'
-
-export interface TurnResult {
-  /** The user message of `tool_result` blocks, in `tool_use` order (empty when discarded). */
-  message: ToolResultMessage
-  /** This turn's events, in log order. */
-  events: KernelEvent[]
-  /** The turn was discarded: nothing of it goes to the model. */
-  discarded: boolean
-  /**
-   * Set when the event log stopped taking events during the turn: every call was stopped and
-   * still answered, but the results from then on are not in the store.
-   */
-  logError?: string
-}
-
-/** A running turn. */
-export interface Turn {
-  readonly turnId: string
-  /** Takes one Anthropic stream event (as the official SDK yields them). */
-  push(event: unknown): void
-  /** Takes one OpenAI Chat Completions chunk, or the `[DONE]` sentinel. */
-  pushOpenAI(chunk: unknown): void
-  /** Adds a tool_use block the app assembled itself. */
-  addToolUse(block: { id: string; name: string; input: unknown }): void
-  /** Ends the message. A stop reason other than `tool_use` voids every call not yet started. */
-  end(stopReason?: string | null): void
-  /**
-   * Drops the turn (the stream fell back; the model will re-issue its calls): running calls stop,
-   * nothing is emitted.
-   */
-  discard(reason?: string): void
-  /** Progress and per-call completion, as they happen, from the start of the turn. */
-  updates(): AsyncIterable<TurnUpdate>
-  /** The `tool_result` message, once every call has its result. */
-  result(): Promise<TurnResult>
-}
+export type { EarlyStart, Turn, TurnResult } from './turn.types.js'
+import type { EarlyStart, Turn, TurnResult } from './turn.types.js'
 
 export interface TurnDeps {
   turnId: string
@@ -200,16 +167,18 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
   const sink: IntakeSink = { toolUse: add, end: (stopReason, detail) => finish(stopReason, detail) }
   const anthropic = new AnthropicStreamIntake(sink)
   const openai = new OpenAIStreamIntake(sink)
+  const responses = new OpenAIResponsesStreamIntake(sink)
 
   const finish = (stopReason: string | null, detail?: string): void => whenReady(() => ended(stopReason, detail))
   const ended = (stopReason: string | null, detail?: string): void => {
     if (phase !== 'open') return
     anthropic.close(stopReason, detail)
     openai.close(stopReason, detail)
+    responses.close(stopReason, detail)
     phase = 'ended'
     log.append({ type: 'turn.ended', turnId, stopReason })
     if (stopReason === 'tool_use') control.next({ type: 'end' })
-    else control.next({ type: 'end', voidReason: voidReasonOf(stopReason, detail) })
+    else control.next({ type: 'end', voidReason: voidReasonOf(stopReason) })
   }
 
   /**
@@ -232,6 +201,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       if (flushed === undefined) {
         anthropic.close('aborted', reason)
         openai.close('aborted', reason)
+        responses.close('aborted', reason)
       } else for (const use of flushed) add(use)
       phase = 'ended'
     }
@@ -257,12 +227,17 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
         phase = 'over'
         signal?.removeEventListener('abort', onAbort)
         log.append({ type: 'turn.completed', turnId, results: ids.size })
-        const events = turnEvents()
-        const message = discarded ? { role: 'user' as const, content: [] } : projectTurnMessage(events, turnId)
-        const logError = deps.logFailure?.()
-        resolveResult(
-          logError === undefined ? { message, events, discarded } : { message, events, discarded, logError },
-        )
+        const settle = (): void => {
+          const events = turnEvents()
+          const message = toMessageParam(discarded ? { role: 'user', content: [] } : projectTurnMessage(events, turnId))
+          const logError = deps.logFailure?.()
+          resolveResult(
+            logError === undefined ? { message, events, discarded } : { message, events, discarded, logError },
+          )
+        }
+        // The result is returned once the turn is durable (a fence); a failed fence is its logError.
+        if (log.fence === undefined) settle()
+        else log.fence().then(settle, settle)
         subscription?.unsubscribe()
       },
     })
@@ -304,11 +279,15 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     // `[DONE]` follows the chunk with finish_reason, which already ended the message.
     pushOpenAI: (chunk) =>
       phase === 'open' ? openai.push(chunk) : isTrailer(chunk) ? undefined : rejectLate(turnId, phase),
+    pushOpenAIResponses: (event) => (phase === 'open' ? responses.push(event) : rejectLate(turnId, phase)),
     addToolUse: (block) => {
       if (phase !== 'open') rejectLate(turnId, phase)
       add(asIncoming(block, nextIndex))
     },
     end: (stopReason = 'tool_use') => finish(stopReason),
+    fail: (error) => {
+      if (phase === 'open') finish('error', `the stream failed: ${failureText(error)}`)
+    },
     addIncoming: (use) => (phase === 'open' ? add(use) : rejectLate(turnId, phase)),
     attach: (watched) => {
       signal = watched
@@ -323,6 +302,10 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
 }
 
 function asIncoming(block: { id: string; name: string; input: unknown }, index: number): IncomingToolUse {
+  assertDirected(block, 'turn.addToolUse')
+  const type = (block as { type?: unknown } | null)?.type
+  if (type !== undefined && type !== 'tool_use')
+    throw new TypeError(`addToolUse expects a tool_use block, got a block of type ${JSON.stringify(type)}`)
   if (
     typeof block !== 'object' ||
     block === null ||
@@ -335,14 +318,26 @@ function asIncoming(block: { id: string; name: string; input: unknown }, index: 
   return { id: block.id, name: block.name, input: block.input, index }
 }
 
+/** What the app's caught error says, for the voided calls' results. */
+function failureText(error: unknown): string {
+  if (error instanceof Error) return error.message === '' ? error.name : `${error.name}: ${error.message}`
+  return typeof error === 'string' ? error : 'an error the app did not describe'
+}
+
 function rejectLate(turnId: string, phase: 'ended' | 'over' | 'open'): never {
   throw new TypeError(
     `turn ${turnId} has ${phase === 'over' ? 'finished' : 'ended'}; it takes no more stream events or tool calls`,
   )
 }
 
-function voidReasonOf(stopReason: string | null, detail: string | undefined): string {
-  if (detail !== undefined) return detail
+/**
+ * Why calls not yet started were voided. From the stop reason alone, never the error's detail:
+ * `turn.ended` records only the stop reason, and replay must decide the same text from the log.
+ * (The detail reaches the model in the results of calls the failure cut off.)
+ */
+function voidReasonOf(stopReason: string | null): string {
+  if (stopReason === 'error')
+    return "the model's stream failed before the message ended, so calls not yet started were not run"
   return stopReason === null
     ? 'the message ended without a stop reason, so calls not yet started were not run'
     : `the message ended with stop reason "${stopReason}" instead of tool use, so calls not yet started were not run`
