@@ -6,7 +6,7 @@
 import { z } from 'zod'
 
 /** Version of the event envelope. Bump it, and add an upgrade path, when a stored log would no longer replay. */
-export const EVENT_VERSION = 1
+export const EVENT_VERSION = 2
 
 const envelope = {
   v: z.literal(EVENT_VERSION),
@@ -223,7 +223,14 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ ...toolEnvelope, type: z.literal('tool.started'), interrupt: z.enum(['cancel', 'block']) }),
   z.object({ ...toolEnvelope, type: z.literal('tool.progress'), data: z.unknown() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.completed'), output: z.unknown() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.completed'),
+    /** What the tool returned; absent when it went to the result store (`persisted`). */
+    output: z.unknown().optional(),
+    /** The output was too large for the log: the tool.budgeted that follows names its file. */
+    persisted: z.literal(true).optional(),
+  }),
   z.object({ ...toolEnvelope, type: z.literal('tool.errored'), message: z.string() }),
   z.object({
     ...toolEnvelope,

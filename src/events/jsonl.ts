@@ -89,7 +89,22 @@ const isBlank = (raw: string): boolean => raw.length === 0 || (raw.charCodeAt(0)
  * by an older toolkernel. Version 1 is the first; a change that would break an old log bumps
  * EVENT_VERSION and adds its step here (with a golden log that keeps replaying).
  */
-export const UPGRADES: Record<number, (event: Record<string, unknown>) => Record<string, unknown>> = {}
+export const UPGRADES: Record<number, (event: Record<string, unknown>) => Record<string, unknown>> = {
+  // 1 → 2: output that went to the result store was marked inside `output` as exactly
+  // `{ persisted: true }`; version 2 says so in its own field, so a tool's own output can never
+  // be taken for the marker.
+  1: (event) => {
+    if (event.type !== 'tool.completed' || !isV1PersistedMarker(event.output)) return event
+    const { output: _marker, ...rest } = event
+    return { ...rest, persisted: true }
+  },
+}
+
+function isV1PersistedMarker(output: unknown): boolean {
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return false
+  const keys = Object.keys(output)
+  return keys.length === 1 && keys[0] === 'persisted' && (output as { persisted: unknown }).persisted === true
+}
 
 /** The event at the current version, or why it cannot be read. */
 export function upgrade(json: unknown): unknown {

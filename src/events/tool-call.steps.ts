@@ -139,7 +139,7 @@ export function advance(position: CallPosition, event: KernelEvent): CallPositio
     case 'tool.started':
       return at('call', { started: true })
     case 'tool.completed':
-      return at(isPersisted(event.output) ? 'budget' : 'map')
+      return at(isPersisted(event) ? 'budget' : 'map')
     case 'tool.errored':
     case 'tool.budgeted':
     case 'tool.rejected':
@@ -155,11 +155,11 @@ export function advance(position: CallPosition, event: KernelEvent): CallPositio
 }
 
 /**
- * Whether a `tool.completed` output is the marker the recorder writes when the output went to
- * the result store instead of the log. The one place that reads the marker.
+ * Whether a `tool.completed` says the output went to the result store instead of the log (its
+ * `persisted` field, never anything inside the tool's own output). The one place that reads it.
  */
-export function isPersisted(output: unknown): boolean {
-  return typeof output === 'object' && output !== null && (output as { persisted?: unknown }).persisted === true
+export function isPersisted(event: { readonly persisted?: true | undefined }): boolean {
+  return event.persisted === true
 }
 
 /**

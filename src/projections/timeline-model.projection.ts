@@ -219,7 +219,7 @@ function record(call: TimelineCall, event: KernelEvent, origin: number): void {
     case 'tool.progress':
       return void (call.progress += 1)
     case 'tool.completed':
-      return void (call.output = isPersisted(event.output) ? undefined : capped(event.output))
+      return void (call.output = isPersisted(event) ? undefined : capped(event.output))
     case 'tool.budgeted':
       return void (call.persisted = { path: event.path, chars: event.chars })
     case 'tool.errored':

@@ -7,6 +7,7 @@ import type { EventOf, KernelEvent } from '../events/event.schema.js'
 import type { HookResult } from '../hooks/combine.js'
 import type { PermissionAnswer } from '../permissions/policy.js'
 import { validateInputPrefix } from '../tools/result-text.js'
+import { isPersisted } from '../events/tool-call.steps.js'
 
 export interface RecordedCall {
   /** The tool that ran the call (`tool.parsed`). */
@@ -17,7 +18,7 @@ export interface RecordedCall {
    * at the moment the log recorded it).
    */
   validation?: { answer: { result: true } | { result: false; message: string }; immediate: boolean }
-  completion?: { output: unknown } | { error: string }
+  completion?: { output: unknown } | { error: string } | { persisted: true }
   progress: unknown[]
   hooks: { pre: HookResult[]; post: HookResult[] }
   /** The hook.finished events as recorded, re-appended by the replayed runner. */
@@ -62,7 +63,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
     const entry = call(event.toolUseId)
     switch (event.type) {
       case 'tool.completed':
-        entry.completion = { output: event.output }
+        entry.completion = isPersisted(event) ? { persisted: true } : { output: event.output }
         break
       case 'tool.errored':
         entry.completion = { error: event.message }

@@ -19,7 +19,7 @@ interface OpenCall {
   position: CallPosition
   progress: string[]
   /** What the tool answered, when its end is in the log. */
-  ended?: { output: unknown } | { error: string } | { persisted: string }
+  ended?: { output: unknown } | { error: string } | { persisted: string } | { unsaved: true }
 }
 
 interface OpenTurn {
@@ -66,7 +66,7 @@ function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn> {
     call.position = advance(call.position, event)
     if (event.type === 'tool.progress')
       call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
-    if (event.type === 'tool.completed') call.ended = { output: event.output }
+    if (event.type === 'tool.completed') call.ended = isPersisted(event) ? { unsaved: true } : { output: event.output }
     if (event.type === 'tool.errored') call.ended = { error: event.message }
     if (event.type === 'tool.budgeted') call.ended = { persisted: event.path }
   }
@@ -82,10 +82,8 @@ function recoveredText(call: OpenCall): string {
 function knownOutput(ended: NonNullable<OpenCall['ended']>): string {
   if ('error' in ended) return `It reported an error: ${ended.error}`
   if ('persisted' in ended) return `Its full output was saved to ${ended.persisted}.`
+  if ('unsaved' in ended) return 'Its output was too large to keep in the log and was not saved.'
   const output = ended.output
-  if (isPersisted(output)) {
-    return 'Its output was too large to keep in the log and was not saved.'
-  }
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'undefined')
   return text === '' ? 'It returned no output.' : `Its output was:\n${text}`
 }

@@ -21,7 +21,6 @@ import type { DeferralOptions } from '../tools/pool/threshold.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
-import { isPersisted } from '../events/tool-call.steps.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 
 export interface ReplayOptions {
@@ -277,7 +276,7 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
         const prefix = toolErrorPrefix(tool.name)
         throw new Error(stripPrefix(completion.error, prefix))
       }
-      return isPersisted(completion.output) ? { [PERSISTED]: recorded?.persistedAt } : completion.output
+      return 'persisted' in completion ? { [PERSISTED]: recorded?.persistedAt } : completion.output
     },
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
       if (output !== null && typeof output === 'object' && PERSISTED in output) {

@@ -71,6 +71,17 @@ describe('lines that are not events', () => {
     expect(upgrade(null)).toBe(null)
   })
 
+  it('1 → 2: the persisted marker inside output becomes its own field; a tool output like it stays output', () => {
+    const ids = { seq: 0, at: 1, turnId: 't', toolUseId: 'u', type: 'tool.completed' }
+    expect(upgrade({ ...ids, v: 1, output: { persisted: true } })).toEqual({ ...ids, v: 2, persisted: true })
+    // Only the exact marker the v1 recorder wrote: anything more is the tool's own output.
+    for (const output of [{ persisted: true, id: 42 }, { persisted: 'yes' }, [true], 'persisted'])
+      expect(upgrade({ ...ids, v: 1, output })).toEqual({ ...ids, v: 2, output })
+    const other = { ...ids, type: 'tool.errored', message: 'x', v: 1 }
+    expect(upgrade(other)).toEqual({ ...other, v: 2 })
+    expect(KernelEventSchema.safeParse(upgrade({ ...ids, v: 1, output: { persisted: true } })).success).toBe(true)
+  })
+
   it('upgrades an older event step by step, each step bumping the version', () => {
     const seen: number[] = []
     UPGRADES[0] = (event) => {

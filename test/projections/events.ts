@@ -12,7 +12,7 @@ export function stamp(...inputs: Array<KernelEventInput | readonly [KernelEventI
       ? (item as readonly [KernelEventInput, number])
       : [item as KernelEventInput, at + 1]
     at = time
-    return { v: 1, seq, at, ...input } as KernelEvent
+    return { v: 2, seq, at, ...input } as KernelEvent
   })
 }
 

@@ -32,7 +32,7 @@ describe('callSegments', () => {
       [ev({ type: 'tool.permitted', behavior: 'allow', source: 'user' }), 953],
       [ev({ type: 'tool.started', interrupt: 'block' }), 954],
       [ev({ type: 'tool.progress', data: 'half' }), 1000],
-      [ev({ type: 'tool.completed', output: { persisted: true } }), 1074],
+      [ev({ type: 'tool.completed', persisted: true }), 1074],
       [ev({ type: 'tool.budgeted', path: '/r/c.txt', chars: 9 }), 1080],
       [ev({ type: 'tool.mapped', isError: false }), 1081],
       [ev({ type: 'hook.finished', phase: 'post', hook: 'p', outcome: 'continue' }), 1090],

@@ -34,7 +34,7 @@ describe('updateOf', () => {
       .filter((type) => !['tool.started', 'tool.progress', 'tool.result'].includes(type))
     expect(others.length).toBeGreaterThan(15)
     for (const type of others) {
-      const event = { v: 1, seq: 0, at: 0, turnId: 'T', toolUseId: 'a', type } as unknown as KernelEvent
+      const event = { v: 2, seq: 0, at: 0, turnId: 'T', toolUseId: 'a', type } as unknown as KernelEvent
       expect(updateOf(event), type).toBeUndefined()
     }
   })

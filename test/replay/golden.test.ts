@@ -218,7 +218,7 @@ describe('golden logs', () => {
 
   it('a log from a newer toolkernel is refused line by line with a clear message', () => {
     const line = JSON.stringify({
-      v: 2,
+      v: 3,
       seq: 0,
       at: 1,
       type: 'turn.started',
@@ -227,7 +227,7 @@ describe('golden logs', () => {
       maxConcurrency: 1,
     })
     expect(parseJsonl(`${line}\n`).corrupt).toEqual([
-      { line: 1, message: 'written by a newer toolkernel (event version 2; this one reads up to 1)' },
+      { line: 1, message: 'written by a newer toolkernel (event version 3; this one reads up to 2)' },
     ])
   })
 })

@@ -67,7 +67,7 @@ describe('recover: what the model is told', () => {
   })
 
   it('oversize output: where it was saved, or that it was not', () => {
-    const persisted = step('tool.completed', 'a', { output: { persisted: true } })
+    const persisted = step('tool.completed', 'a', { persisted: true })
     const budgeted = step('tool.budgeted', 'a', { path: '/results/a.txt', chars: 200_000 })
     expect(textFor(...running('a'), persisted, budgeted)).toBe(ran('Its full output was saved to /results/a.txt.'))
     expect(textFor(...running('a'), persisted)).toBe(
@@ -129,7 +129,7 @@ describe('recover: the appended events', () => {
     expect(stepOf(...running('a').slice(0, 3))).toBe('permission')
     expect(stepOf(...running('a'))).toBe('call')
     expect(stepOf(...running('a'), step('tool.completed', 'a', { output: 'x' }))).toBe('map')
-    expect(stepOf(...running('a'), step('tool.completed', 'a', { output: { persisted: true } }))).toBe('budget')
+    expect(stepOf(...running('a'), step('tool.completed', 'a', { persisted: true }))).toBe('budget')
   })
 
   it('leaves completed turns alone and closes each open one, in the order they appear', () => {

@@ -180,7 +180,7 @@ describe('the configuration a log replays with', () => {
     const readResult = (path: string) => readFileSync(path, 'utf8')
     expectOk(await replay(events, { tools: [Echo], messageBudgetChars: 5, readResult }))
     const whole = divergenceOf(await replay(events, { tools: [Echo], readResult }))
-    expect(whole.expected).toMatchObject({ type: 'tool.completed', output: { persisted: true } })
+    expect(whole.expected).toMatchObject({ type: 'tool.completed', persisted: true })
   })
 
   it("turn.started's cwd and rules, and tool.parsed's hooks, are configuration: not compared", async () => {
@@ -583,13 +583,10 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(kernel.log.read(), { tools: [Shapes] }))
   })
 
-  // Bug: the log marks output that went to the result store as `{ persisted: true }` inside the
-  // output itself, and replay (recordedTool's call) takes any object output with `persisted: true`
-  // for that marker. A tool whose own small output has such a field is replayed as a persisted
-  // result whose file is not there, and diverges at its tool.completed. The same test is in
-  // recovery (knownOutput) and the step table (isPersisted). Fix: record the marker outside
-  // `output` (an event-version bump), or at least take only exactly `{ persisted: true }` for it.
-  it.fails('a small output of its own with `persisted: true` is answered as recorded', async () => {
+  // Was a bug: the marker for output that went to the result store lived inside `output`, so a
+  // tool's own small output with `persisted: true` was taken for it. Since event version 2 the
+  // marker is a field of its own (tool.completed.persisted).
+  it('a small output of its own with `persisted: true` is answered as recorded', async () => {
     const Stored = Object.assign(Object.create(Echo) as Tool, {
       call: async () => ({ persisted: true, id: 42 }),
     })

@@ -14,7 +14,7 @@ export interface StoreUnderTest {
 
 /** A valid event the store can hold (its content is irrelevant here). */
 export function sampleEvent(seq: number, turnId = 'turn_1'): KernelEvent {
-  return { v: 1, seq, at: 1000 + seq, type: 'turn.completed', turnId, results: seq }
+  return { v: 2, seq, at: 1000 + seq, type: 'turn.completed', turnId, results: seq }
 }
 
 export const sampleEvents = (from: number, count: number, turnId?: string): KernelEvent[] =>

@@ -51,11 +51,11 @@ export function recordStep(
     }
     case 'call':
       // Output that goes to the result store is kept there, not in the log: the budget event names the file.
-      log.append({
-        type: 'tool.completed',
-        ...ids,
-        output: event.type === 'call.done' && event.overBudget ? { persisted: true } : env.output,
-      })
+      log.append(
+        event.type === 'call.done' && event.overBudget
+          ? { type: 'tool.completed', ...ids, persisted: true }
+          : { type: 'tool.completed', ...ids, output: env.output },
+      )
       return
     case 'budget':
       if (env.persisted !== undefined) log.append({ type: 'tool.budgeted', ...ids, ...env.persisted })

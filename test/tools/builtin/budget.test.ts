@@ -28,7 +28,7 @@ describe('the budget step', () => {
     expect(preview).toMatch(/Last 2000 characters:\n[\s\S]*9999\n10000\nerror: at the very end\n\nexit code 2$/)
     expect(preview.length).toBeLessThan(5000)
     // The log keeps a reference, not the megabytes.
-    expect(events.find((e) => e.type === 'tool.completed')).toMatchObject({ output: { persisted: true } })
+    expect(events.find((e) => e.type === 'tool.completed')).toMatchObject({ persisted: true })
     // Progress keeps at most its allowance of text (32,000 characters), whatever the output.
     const progress = events.filter((e) => e.type === 'tool.progress').map((e) => String(e.data))
     expect(
