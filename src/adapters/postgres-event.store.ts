@@ -117,6 +117,22 @@ class PostgresEventStore implements EventStore {
     return (await this.#pool.query<R>(text, values)).rows
   }
 
+  /**
+   * A query that only reads: retried when the server dropped its connection (a restart,
+   * pg_terminate_backend, a failover), since running it twice changes nothing. Writes are never
+   * retried here: the committing log reads back what a lost answer had stored.
+   */
+  async #read<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#query<R>(text, values)
+      } catch (error) {
+        if (attempt >= READ_ATTEMPTS || !connectionLost(error)) throw error
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt))
+      }
+    }
+  }
+
   async append(stream: string, events: readonly KernelEvent[], options: AppendOptions): Promise<AppendResult> {
     assertStreamName(stream)
     assertBatch(events)
@@ -157,7 +173,7 @@ class PostgresEventStore implements EventStore {
 
   async read(stream: string, fromVersion = 1): Promise<StoredEvent[]> {
     assertStreamName(stream)
-    const rows = await this.#query<EventRow>(
+    const rows = await this.#read<EventRow>(
       `SELECT stream, version::text, transaction_id::text AS tx, global_position::text AS pos, event
          FROM toolkernel_events e WHERE e.stream = $1 AND e.version >= $2 ORDER BY e.version`,
       [stream, fromVersion],
@@ -167,7 +183,7 @@ class PostgresEventStore implements EventStore {
 
   async version(stream: string): Promise<number> {
     assertStreamName(stream)
-    const rows = await this.#query<{ version: string }>(
+    const rows = await this.#read<{ version: string }>(
       'SELECT version::text FROM toolkernel_streams WHERE stream = $1',
       [stream],
     )
@@ -176,13 +192,13 @@ class PostgresEventStore implements EventStore {
 
   async readAll(after: Checkpoint, limit = 1000): Promise<StoredEvent[]> {
     const [tx, pos] = splitCheckpoint(after)
-    return parseRows(await this.#query<EventRow>(READ_ALL, [tx, pos, limit]))
+    return parseRows(await this.#read<EventRow>(READ_ALL, [tx, pos, limit]))
   }
 
   /** Events committed after the checkpoint, including those still held back behind an older open transaction. */
   async countAfter(after: Checkpoint): Promise<number> {
     const [tx, pos] = splitCheckpoint(after)
-    const rows = await this.#query<{ n: string }>(
+    const rows = await this.#read<{ n: string }>(
       'SELECT count(*)::text AS n FROM toolkernel_events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)',
       [tx, pos],
     )
@@ -293,4 +309,13 @@ function parseRows(rows: readonly EventRow[]): StoredEvent[] {
  */
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
   return new PostgresEventStore(options)
+}
+
+const READ_ATTEMPTS = 5
+
+/** SQLSTATE classes and socket errors of a connection the server ended or could not yet take. */
+function connectionLost(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && /^(57P0[1-3]|08\d\d[0-9A-Z]?|ECONNRESET|ECONNREFUSED|EPIPE)$/.test(code)) return true
+  return typeof message === 'string' && /Connection terminated|terminating connection/i.test(message)
 }
