@@ -299,7 +299,11 @@ function recordedHooks(now: Current, record: (event: KernelEventInput) => void):
     async run(request) {
       await now.gates.wait(`hook:${request.toolUseId}:${request.phase}`)
       const recorded = now.recording.calls.get(request.toolUseId)
+      // The hooks that answered before the step closed; one abandoned by an abort that finished
+      // later is logged where the recording has it, by the walk (lateHookEvent).
+      const closedAt = recorded?.hookedEvents[request.phase]?.seq ?? Infinity
       for (const event of recorded?.hookEvents[request.phase] ?? []) {
+        if (event.seq > closedAt) continue
         const { v: _v, seq: _seq, at: _at, ...input } = event
         record(input)
       }
@@ -372,6 +376,13 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
   for (; i < recorded.length; i++) {
     const event = recorded[i] as KernelEvent
     if (event.type === 'turn.recovered') break
+    if (lateHookEvent(event, recording)) {
+      // An outside answer like any other: the hook finished, after its step had moved on.
+      const { v: _v, seq: _seq, at: _at, ...input } = event
+      kernel.log.append(input)
+      await settle()
+      continue
+    }
     drive(event, recorded, i, turn, controller, gates, started.mode, recording)
     if (event.type === 'turn.aborted' || event.type === 'turn.discarded') i += flushedRun(recorded, i).length
     await settle()
@@ -390,6 +401,13 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
       gates.drain()
     await turn.result()
   }
+}
+
+/** A hook that finished after its step closed (it was abandoned by an abort and ran on). */
+function lateHookEvent(event: KernelEvent, recording: Recording): event is EventOf<'hook.finished'> {
+  if (event.type !== 'hook.finished') return false
+  const closed = recording.calls.get(event.toolUseId)?.hookedEvents[event.phase]
+  return closed !== undefined && event.seq > closed.seq
 }
 
 function drive(
