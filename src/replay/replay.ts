@@ -49,8 +49,13 @@ export interface Divergence {
   message: string
 }
 
+/**
+ * What a replay found. `log` is the log the engine wrote as it re-executed (to project, e.g.
+ * `projectTelemetry(result.log, { replayed: true })` for spans marked as replayed).
+ */
 export type ReplayResult =
-  { ok: true; turns: number; events: number } | { ok: false; turns: number; divergence: Divergence }
+  | { ok: true; turns: number; events: number; log: readonly KernelEvent[] }
+  | { ok: false; turns: number; divergence: Divergence; log: readonly KernelEvent[] }
 
 /**
  * Whether the log was written by toolkernel before 0.2, whose scheduler heard of a finished call
@@ -77,7 +82,8 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   if (!order.ok) {
     const at = events.find((e) => e.seq === order.seq)
     const divergence = { position: order.seq, turnId: at?.turnId ?? '', expected: at, actual: undefined }
-    return { ok: false, turns: 0, divergence: { ...divergence, message: `the log is out of order: ${order.problem}` } }
+    const message = `the log is out of order: ${order.problem}`
+    return { ok: false, turns: 0, divergence: { ...divergence, message }, log: [] }
   }
   const turnIds = events.filter((e) => e.type === 'turn.started').map((e) => e.turnId)
   // Each turn gets its own recording and gates: a tool_use id may come back in a later turn.
@@ -134,9 +140,9 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     now.activity = new Activity()
     await replayTurn(kernel, turnEvents, now)
     const divergence = compare(recordedPart(turnEvents), kernel.log.read())
-    if (divergence !== undefined) return { ok: false, turns: turns.length, divergence }
+    if (divergence !== undefined) return { ok: false, turns: turns.length, divergence, log: kernel.log.read() }
   }
-  return { ok: true, turns: turns.length, events: events.length }
+  return { ok: true, turns: turns.length, events: events.length, log: kernel.log.read() }
 }
 
 /** The app's registrations and removals recorded for this turn, made again before it starts. */
