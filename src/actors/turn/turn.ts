@@ -128,40 +128,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     const early =
       config.earlyStart === 'all' ||
       (config.earlyStart === 'safe' && safe && (preview === 'allow' || preview === 'deny'))
-    control.next({ type: 'call', call: scheduled(use, safe, early, classified.tool?.cascadesOnFailure === true) })
-  }
-
-  const scheduled = (use: IncomingToolUse, safe: boolean, early: boolean, cascades: boolean): ScheduledCall => {
-    const request: CallRequest = {
-      turnId,
-      toolUseId: use.id,
-      index: use.index,
-      name: use.name,
-      input: use.input,
-      budget,
-    }
-    if (use.inputError !== undefined) request.inputError = use.inputError
-    return {
-      toolUseId: use.id,
-      name: use.name,
-      safe,
-      early,
-      cascades,
-      start: ({ batch, running }) => {
-        log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
-        return startToolCall(deps.machine, services, request)
-      },
-      // A call whose input never arrived whole says so, rather than why it was not started:
-      // it could not run either way.
-      void: (reason) =>
-        startToolCall(
-          deps.machine,
-          services,
-          use.inputError !== undefined
-            ? request
-            : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
-        ),
-    }
+    const cascades = classified.tool?.cascadesOnFailure === true
+    control.next({ type: 'call', call: scheduledCall(deps, budget, use, { safe, early, cascades }) })
   }
 
   const sink: IntakeSink = { toolUse: add, end: (stopReason, detail) => finish(stopReason, detail) }
@@ -248,30 +216,13 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       .slice(first)
       .filter((event) => event.turnId === turnId)
 
-  // History and live events are joined in one synchronous step at subscription: none is missed or repeated.
-  const updates$ = new Observable<KernelEvent>((subscriber) => {
-    const history = turnEvents()
-    for (const event of history) subscriber.next(event)
-    if (phase === 'over') {
-      subscriber.complete()
-      return undefined
-    }
-    const last = history.at(-1)?.seq ?? first - 1
-    const live = log.events$.subscribe({
-      next: (event) => {
-        if (event.turnId !== turnId || event.seq <= last) return
-        subscriber.next(event)
-        if (event.type === 'turn.completed') subscriber.complete()
-      },
-      // A failing feed must reach the consumer, not hang its `for await`.
-      error: (error: unknown) => subscriber.error(error),
-    })
-    return () => live.unsubscribe()
-  }).pipe(
-    filter((event) => !(discarded && event.type === 'tool.result')),
-    map(updateOf),
-    filter((update): update is TurnUpdate => update !== undefined),
-  )
+  const updates$ = turnUpdates(log, {
+    turnId,
+    first,
+    events: turnEvents,
+    over: () => phase === 'over',
+    discarded: () => discarded,
+  })
 
   return {
     turnId,
@@ -299,6 +250,76 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     updates: () => toAsyncIterable(updates$),
     result: () => result,
   }
+}
+
+/** The scheduler's view of one call: how it starts (dispatched, as an actor) or is voided. */
+function scheduledCall(
+  deps: TurnDeps,
+  budget: TurnBudget,
+  use: IncomingToolUse,
+  flags: { safe: boolean; early: boolean; cascades: boolean },
+): ScheduledCall {
+  const { turnId, log, services } = deps
+  const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
+  if (use.inputError !== undefined) request.inputError = use.inputError
+  return {
+    toolUseId: use.id,
+    name: use.name,
+    ...flags,
+    start: ({ batch, running }) => {
+      log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
+      return startToolCall(deps.machine, services, request)
+    },
+    // A call whose input never arrived whole says so, rather than why it was not started:
+    // it could not run either way.
+    void: (reason) =>
+      startToolCall(
+        deps.machine,
+        services,
+        use.inputError !== undefined
+          ? request
+          : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
+      ),
+  }
+}
+
+/**
+ * A turn's updates: its events so far and then live ones, joined in one synchronous step at
+ * subscription so none is missed or repeated; results of a discarded turn are left out.
+ */
+function turnUpdates(
+  log: EventLog,
+  turn: {
+    turnId: string
+    first: number
+    events: () => KernelEvent[]
+    over: () => boolean
+    discarded: () => boolean
+  },
+): Observable<TurnUpdate> {
+  return new Observable<KernelEvent>((subscriber) => {
+    const history = turn.events()
+    for (const event of history) subscriber.next(event)
+    if (turn.over()) {
+      subscriber.complete()
+      return undefined
+    }
+    const last = history.at(-1)?.seq ?? turn.first - 1
+    const live = log.events$.subscribe({
+      next: (event) => {
+        if (event.turnId !== turn.turnId || event.seq <= last) return
+        subscriber.next(event)
+        if (event.type === 'turn.completed') subscriber.complete()
+      },
+      // A failing feed must reach the consumer, not hang its `for await`.
+      error: (error: unknown) => subscriber.error(error),
+    })
+    return () => live.unsubscribe()
+  }).pipe(
+    filter((event) => !(turn.discarded() && event.type === 'tool.result')),
+    map(updateOf),
+    filter((update): update is TurnUpdate => update !== undefined),
+  )
 }
 
 function asIncoming(block: { id: string; name: string; input: unknown }, index: number): IncomingToolUse {
