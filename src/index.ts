@@ -54,7 +54,7 @@ export { assemblePool, poolSnapshot, type Pool, type PoolInput, type PoolSnapsho
 export { loadedFromLog, referencedFromLog, poolHistory } from './tools/pool/pool-log.js'
 export { searchTools, DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, type SearchAnswer } from './tools/pool/search.js'
 export type { DeferralOptions, ThresholdOutcome } from './tools/pool/threshold.js'
-export type { ToolSource, ToolSourceStatus } from './ports/tool-source.port.js'
+export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic } from './ports/tool-source.port.js'
 export type {
   Tool,
   ToolDef,
@@ -155,6 +155,10 @@ export {
   type ResponsesFunctionCallOutput,
   type ResponsesInputImage,
   type ResponsesInputText,
+  type ResponsesToolSearchOutput,
+  type ResponsesFunctionToolParam,
+  type ResponsesToolOutputItem,
+  type ResponsesTurn,
 } from './projections/openai-responses.projection.js'
 export { projectTimeline, type TimelineRow } from './projections/timeline.projection.js'
 export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'

@@ -18,6 +18,7 @@ import { builtinTools } from '../tools/builtin/index.js'
 import { streamDemo } from './demo-stream.js'
 import { z } from 'zod'
 import { buildTool } from '../tools/build-tool.js'
+import type * as DemoMcp from './demo-mcp.js'
 import type { Tool } from '../tools/tool.types.js'
 
 export interface DemoOptions {
@@ -76,10 +77,34 @@ export async function runDemo({ logPath, out, stream = false }: DemoOptions): Pr
     else await codingScenario(kernel, root, out)
     log.close()
     out(`\nEvent log (JSONL): ${path}`)
-    if (!stream) await poolScenario(join(dirname(path), 'pool.jsonl'), out)
+    if (!stream) {
+      await poolScenario(join(dirname(path), 'pool.jsonl'), out)
+      await mcpSection(out, root)
+    }
+    out('')
+    out(`Timeline: toolkernel timeline ${path} --html timeline.html, then open it in a browser`)
+    out(`Trace: toolkernel export ${path} --chrome-trace trace.json (or --otlp http://127.0.0.1:4318)`)
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/**
+ * The MCP section, with its own kernel and no log (it shows MCP tools in the pool, not another
+ * log). Loaded lazily: the MCP client is an optional peer dependency, and a missing one must not
+ * stop the rest of the demo.
+ */
+async function mcpSection(out: (line: string) => void, cwd: string): Promise<void> {
+  let demo: typeof DemoMcp
+  try {
+    demo = await import('./demo-mcp.js')
+  } catch (error) {
+    out(
+      `\n── MCP: skipped — the MCP client could not be loaded (${(error as Error).message}); npm install @modelcontextprotocol/client to see it`,
+    )
+    return
+  }
+  await demo.runMcpDemo({ out, cwd })
 }
 
 async function codingScenario(kernel: Kernel, root: string, out: (line: string) => void): Promise<void> {

@@ -3,19 +3,22 @@
  * kernel's questions (safety, interrupt behaviour, its own permission verdict) as the log recorded
  * them for the same input. Replay with the real tools (`--tools`) to check them too.
  */
-import { buildTool } from '../tools/build-tool.js'
+import { buildTool, defaultMapper } from '../tools/build-tool.js'
 import type { Tool } from '../tools/tool.types.js'
-import type { EventOf, KernelEvent } from '../events/event.schema.js'
-import { schemaFingerprint, type ToolManifest } from '../tools/tool-manifest.js'
+import type { EventOf, KernelEvent, ToolResultBlock } from '../events/event.schema.js'
+import { schemaFingerprint } from '../tools/tool-manifest.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { callKey } from '../events/call-key.js'
+import { TOOL_SEARCH_NAME } from '../tools/builtin/tool-search.tool.js'
+import type { JsonSchemaObject } from '../tools/tool.types.js'
 
 /**
  * The tools to replay a log with. A log that records its session's tools (session.configured)
  * replays with exactly those: an app's own tool named like a built-in (`Read`) is not the
  * built-in unless its schema fingerprint says so, and tools the log never had are not offered.
  * `given` (the app's real tools, `--tools`) win by name. Older logs fall back to the tools given
- * or built in, plus stand-ins for the rest.
+ * or built in, plus stand-ins for the rest. A deferring pool's ToolSearch is left out: the
+ * replaying kernel adds its own, bound to its pool.
  */
 export function toolsForReplay(
   events: readonly KernelEvent[],
@@ -33,6 +36,7 @@ export function toolsForReplay(
   const tools: Tool[] = []
   const stood: string[] = []
   for (const manifest of configured.tools) {
+    if (configured.pool !== undefined && manifest.name === TOOL_SEARCH_NAME) continue
     const real = byName.get(manifest.name) ?? builtin.get(manifest.name)
     if (real !== undefined && (byName.has(manifest.name) || schemaFingerprint(real) === manifest.schema)) {
       tools.push(real)
@@ -50,6 +54,9 @@ export function standIns(events: readonly KernelEvent[], known: readonly Tool[])
   for (const e of events) if (e.type === 'tool.parsed') parsed.add(e.tool)
   return [...parsed].filter((name) => !have.has(name)).map((name) => standIn(events, name))
 }
+
+/** A tool as session.configured recorded it (see ToolManifest). */
+type RecordedManifest = EventOf<'session.configured'>['tools'][number]
 
 /** What the log recorded of one tool's answers, by input. */
 function answersOf(events: readonly KernelEvent[], names: ReadonlySet<string>) {
@@ -71,13 +78,50 @@ function answersOf(events: readonly KernelEvent[], names: ReadonlySet<string>) {
   return { safe, interrupt, verdict }
 }
 
-function standIn(events: readonly KernelEvent[], name: string, manifest?: ToolManifest): Tool {
-  const { safe, interrupt, verdict } = answersOf(events, new Set([name, ...(manifest?.aliases ?? [])]))
+/**
+ * The result blocks the tool's own mapper made, by tool_use id in log order: calls the log shows
+ * mapped (`tool.mapped`) and not persisted (`tool.budgeted`), so the block is the mapper's. The
+ * stand-in gives them back instead of mapping anew: an app's mapper (every MCP tool has one) is
+ * code the log does not have.
+ */
+function mappedBlocksOf(events: readonly KernelEvent[], names: ReadonlySet<string>): Map<string, ToolResultBlock[]> {
+  const calls = new Set<string>()
+  const mapped = new Set<string>()
+  const budgeted = new Set<string>()
+  const blocks = new Map<string, ToolResultBlock[]>()
+  for (const e of events) {
+    if (e.type === 'tool.requested' && names.has(e.name)) calls.add(callKey(e.turnId, e.toolUseId))
+    if (!('toolUseId' in e) || !calls.has(callKey(e.turnId, e.toolUseId))) continue
+    const key = callKey(e.turnId, e.toolUseId)
+    if (e.type === 'tool.mapped') mapped.add(key)
+    if (e.type === 'tool.budgeted') budgeted.add(key)
+    if (e.type === 'tool.result' && mapped.has(key) && !budgeted.has(key))
+      blocks.set(e.toolUseId, [...(blocks.get(e.toolUseId) ?? []), e.block])
+  }
+  return blocks
+}
+
+/**
+ * A stand-in answers as the log recorded. With the manifest's definition it is also sent as the
+ * model saw the tool (description, schema, hint, examples) and deferred as it was, so the pool's
+ * hash, its threshold estimate and ToolSearch's ranking come out the same.
+ */
+function standIn(events: readonly KernelEvent[], name: string, manifest?: RecordedManifest): Tool {
+  const names = new Set([name, ...(manifest?.aliases ?? [])])
+  const { safe, interrupt, verdict } = answersOf(events, names)
+  const mapped = mappedBlocksOf(events, names)
+  const definition = manifest?.definition
   return buildTool({
     name,
     aliases: manifest?.aliases ?? [],
     description: () => `stand-in for ${name}, built from the log`,
-    inputJSONSchema: { type: 'object' },
+    ...(definition !== undefined && {
+      prompt: () => definition.description,
+      ...(definition.searchHint !== undefined && { searchHint: definition.searchHint }),
+      ...(definition.inputExamples !== undefined && { inputExamples: definition.inputExamples }),
+    }),
+    inputJSONSchema: jsonSchemaObject(definition?.inputSchema),
+    ...(manifest?.defer === true && { shouldDefer: true }),
     isConcurrencySafe: (input) => safe.get(canonicalJson(input)) === true,
     interruptBehavior: () => manifest?.interrupt ?? interrupt ?? 'block',
     cascadesOnFailure: manifest?.cascades ?? false,
@@ -88,5 +132,12 @@ function standIn(events: readonly KernelEvent[], name: string, manifest?: ToolMa
         : { behavior: v.behavior, message: v.message }
     },
     call: async () => undefined,
+    mapToolResultToToolResultBlockParam: (output, toolUseId) =>
+      mapped.get(toolUseId)?.shift() ?? defaultMapper(output, toolUseId),
   })
+}
+
+/** The recorded schema when it is an object schema (what buildTool takes); any object otherwise. */
+function jsonSchemaObject(schema: Record<string, unknown> | undefined): JsonSchemaObject {
+  return schema?.type === 'object' ? (schema as JsonSchemaObject) : { type: 'object' }
 }

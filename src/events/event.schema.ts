@@ -135,6 +135,17 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
         cascades: z.boolean(),
         validates: z.boolean(),
         maxResultSizeChars: z.number().nullable(),
+        /** The pool defers it (shouldDefer, not alwaysLoad): stand-ins defer the same way. */
+        defer: z.literal(true).optional(),
+        /** What the model was sent of it, so stand-ins give the same pool.assembled hash and ToolSearch answers. */
+        definition: z
+          .object({
+            description: z.string(),
+            inputSchema: z.record(z.string(), z.unknown()),
+            searchHint: z.string().optional(),
+            inputExamples: z.array(z.record(z.string(), z.unknown())).optional(),
+          })
+          .optional(),
       }),
     ),
   }),
@@ -293,6 +304,10 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     removed: z.array(z.string()),
     /** Offered tools left out because their name was already taken. */
     skipped: z.array(z.string()).optional(),
+    /** What each added name stands for (an MCP source: server and tool as listed): replay resolves the same names. */
+    names: z.array(z.object({ name: z.string(), server: z.string(), tool: z.string() })).optional(),
+    /** The source's withheld tools and why (e.g. a schema no model API takes), when that list changed. */
+    withheld: z.array(z.object({ server: z.string(), tool: z.string(), reason: z.string() })).optional(),
   }),
   z.object({
     ...toolEnvelope,

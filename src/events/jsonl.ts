@@ -183,6 +183,8 @@ interface SchemaDef {
   options?: readonly Schema[]
   values?: readonly unknown[]
   entries?: Record<string, unknown>
+  keyType?: Schema
+  valueType?: Schema
 }
 interface Schema {
   _zod: { def: SchemaDef }
@@ -237,6 +239,8 @@ function compile(schema: Schema): Check | undefined {
       return unionCheck(def)
     case 'object':
       return objectCheck(def)
+    case 'record':
+      return recordCheck(def)
     default:
       return undefined
   }
@@ -274,6 +278,21 @@ function arrayCheck(def: SchemaDef): Check | undefined {
   const element = def.element === undefined ? undefined : compile(def.element)
   if (element === undefined) return undefined
   return (v) => Array.isArray(v) && v.every(element)
+}
+
+/**
+ * `z.record(z.string(), value)`: a plain object whose every value passes. An own `__proto__` key
+ * (JSON.parse makes one) is left to zod, which drops it: the fast path never returns what zod changes.
+ */
+function recordCheck(def: SchemaDef): Check | undefined {
+  const key = def.keyType?._zod.def
+  const value = def.valueType === undefined ? undefined : compile(def.valueType)
+  if (key?.type !== 'string' || (key.checks ?? []).length > 0 || value === undefined) return undefined
+  return (v) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.hasOwn(v, '__proto__')) return false
+    for (const item of Object.values(v)) if (!value(item)) return false
+    return true
+  }
 }
 
 function unionCheck(def: SchemaDef): Check | undefined {

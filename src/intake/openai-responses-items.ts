@@ -1,9 +1,10 @@
 /**
  * OpenAI Responses API values in, whole: a `Response`, or its `output` array. The calls are the
- * `function_call` items, paired by `call_id` (the item's own `id`, `fc_…`, is not what
- * `function_call_output` names). A response that did not complete voids its calls the way a
- * cut-off Anthropic message does. The public types are structural with no index signature, so
- * the SDK's `Response` and `ResponseOutputItem[]` fit them as they are.
+ * `function_call` items and the client-executed `tool_search_call` items (ToolSearch), paired by
+ * `call_id` (the item's own `id`, `fc_…`, is not what the output item names). A response that
+ * did not complete voids its calls the way a cut-off Anthropic message does. The public types
+ * are structural with no index signature, so the SDK's `Response` and `ResponseOutputItem[]` fit
+ * them as they are.
  */
 import { z } from 'zod'
 import type { IncomingToolUse } from './incoming.js'
@@ -90,6 +91,50 @@ function failedUse(use: IncomingToolUse, error: Parameters<typeof failureDetail>
   return { ...use, inputError: cutOff('error', failureDetail(error)) }
 }
 
+/**
+ * The name a client `tool_search_call` runs as: the kernel's ToolSearch, which the Responses
+ * format sends as the API's client-executed `tool_search` (kept here as text: the intake does not
+ * import the tools).
+ */
+export const RESPONSES_TOOL_SEARCH = 'ToolSearch'
+
+const ToolSearchCallSchema = z.looseObject({
+  type: z.literal('tool_search_call'),
+  call_id: z.string().min(1).nullable().optional(),
+  execution: z.enum(['client', 'server']).optional(),
+  arguments: z.unknown(),
+  status: z.string().nullable().optional(),
+})
+
+/**
+ * One `tool_search_call` item as a ToolSearch call, or undefined when the API ran the search
+ * itself (`execution: 'server'`: its `tool_search_output` is in the response already). The
+ * arguments are an object as the API sends them, or JSON text.
+ */
+export function toolSearchCallUse(item: unknown, index: number, where: string): IncomingToolUse | undefined {
+  const parsed = ToolSearchCallSchema.safeParse(item)
+  if (!parsed.success)
+    throw new TypeError(`${where} is a tool_search_call the kernel cannot read: ${z.prettifyError(parsed.error)}`)
+  const { call_id: id, execution, arguments: args, status } = parsed.data
+  if (execution === 'server') return undefined
+  if (typeof id !== 'string')
+    throw new TypeError(
+      `${where} is a client tool_search_call without a call_id: its tool_search_output could not name it; pass the item as the API returned it`,
+    )
+  const input = typeof args === 'string' ? parseToolInput(args) : { input: args ?? {} }
+  const use: IncomingToolUse = { id, name: RESPONSES_TOOL_SEARCH, index, ...input }
+  if (status === 'incomplete')
+    use.inputError = 'it was cut off before its arguments were complete — the item is marked incomplete'
+  return use
+}
+
+/** A function call or a client tool search call: the items the kernel answers (others are not its). */
+export function callUse(item: { type: string }, index: number, where: string): IncomingToolUse | undefined {
+  if (item.type === 'function_call') return functionCallUse(item, index, where)
+  if (item.type === 'tool_search_call') return toolSearchCallUse(item, index, where)
+  return undefined
+}
+
 /** Custom tool calls need an answer toolkernel cannot give (its tools take JSON). */
 export function refuseCustom(type: string, where: string): void {
   if (type === 'custom_tool_call')
@@ -106,7 +151,8 @@ export function outputCalls(output: unknown, where = 'output'): IncomingToolUse[
   const uses: IncomingToolUse[] = []
   items.data.forEach((item, i) => {
     refuseCustom(item.type, `${where}[${i}]`)
-    if (item.type === 'function_call') uses.push(functionCallUse(item, uses.length, `${where}[${i}]`))
+    const use = callUse(item, uses.length, `${where}[${i}]`)
+    if (use !== undefined) uses.push(use)
   })
   return uses
 }

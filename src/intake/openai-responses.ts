@@ -2,7 +2,8 @@
  * OpenAI Responses API streams (`stream: true`) onto the intake. A function call opens with
  * `response.output_item.added` (its `call_id` and name), grows by
  * `response.function_call_arguments.delta`, and is complete at `.done` (or its
- * `response.output_item.done`, whichever comes first) — so a safe call can start while the model
+ * `response.output_item.done`, whichever comes first); a client `tool_search_call` (ToolSearch) is
+ * whole at its `response.output_item.done` — so a safe call can start while the model
  * still streams. The stream ends with `response.completed` (tool use when it made calls),
  * `response.incomplete` (cut off: what has not started is voided, as after an Anthropic
  * `max_tokens`), `response.failed` or an `error` event. Other `response.*` events (text,
@@ -19,6 +20,7 @@ import {
   functionCallUse,
   incompleteStopReason,
   refuseCustom,
+  toolSearchCallUse,
   type ResponsesFunctionCall,
 } from './openai-responses-items.js'
 
@@ -147,6 +149,7 @@ export class OpenAIResponsesStreamIntake extends StreamIntake {
   }
 
   #itemDone(index: number, item: { type: string }): void {
+    if (item.type === 'tool_search_call') return this.#searchDone(index, item, `output[${index}]`)
     if (item.type !== 'function_call' || this.#doneIndexes.has(index)) return
     if (!this.#open.has(index)) {
       // Never seen streaming (the app began pushing late): the done item is the whole call.
@@ -166,6 +169,7 @@ export class OpenAIResponsesStreamIntake extends StreamIntake {
   /** A terminal event's output lists every call: any the stream did not show are handed on now. */
   #reconcile(output: ReadonlyArray<{ type: string }> | undefined): void {
     ;(output ?? []).forEach((item, index) => {
+      if (item.type === 'tool_search_call') return this.#searchDone(index, item, `response.output[${index}]`)
       if (item.type !== 'function_call' || this.#doneIndexes.has(index)) return
       const open = this.#open.get(index)
       if (open !== undefined) {
@@ -177,6 +181,18 @@ export class OpenAIResponsesStreamIntake extends StreamIntake {
       if (typeof id === 'string' && this.#doneIds.has(id)) return
       this.#handOn(index, functionCallUse(item, this.#ordinal++, `response.output[${index}]`))
     })
+  }
+
+  /**
+   * A tool search call streams no argument deltas: its done item (or the terminal event's copy)
+   * is the whole call. The API's own (server) searches are not the kernel's.
+   */
+  #searchDone(index: number, item: { type: string }, where: string): void {
+    if (this.#doneIndexes.has(index)) return
+    const use = toolSearchCallUse(item, this.#ordinal, where)
+    if (use === undefined || this.#doneIds.has(use.id)) return
+    this.#ordinal++
+    this.#handOn(index, use)
   }
 
   #handOn(index: number, use: IncomingToolUse): void {

@@ -23,4 +23,27 @@ export interface ToolSource {
   status(): ToolSourceStatus
   /** Calls `listener` after `tools()` or `status()` changed; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void
+  /**
+   * What each tool's name stands for (an MCP source: the server and the tool as listed). The
+   * kernel logs the entries of the tools a change adds (`pool.changed` `names`), so a log says
+   * what each name meant and replay resolves the same names.
+   */
+  names?(): readonly ToolSourceName[]
+  /** What the source left out and why; its withheld tools go into `pool.changed` (`withheld`). */
+  diagnostics?(): readonly ToolSourceDiagnostic[]
+}
+
+/** One tool name and the raw identity it stands for. */
+export interface ToolSourceName {
+  readonly name: string
+  readonly server: string
+  readonly tool: string
+}
+
+/** A tool the source withheld (`tool_withheld`, with the tool named), or another problem (a server down). */
+export interface ToolSourceDiagnostic {
+  readonly kind: string
+  readonly server: string
+  readonly tool?: string
+  readonly reason: string
 }

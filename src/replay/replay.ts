@@ -18,6 +18,7 @@ import type { PermissionAnswer, PermissionMode, PermissionRequest } from '../per
 import type { Tool } from '../tools/tool.types.js'
 import type { ApiFormat } from '../tools/to-api-format.js'
 import type { DeferralOptions } from '../tools/pool/threshold.js'
+import { recordedSources } from '../tools/pool/recorded-source.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
@@ -97,9 +98,12 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const registeredLater = new Set(
     events.flatMap((e) => (e.type === 'pool.changed' && e.source === 'app' ? e.added : [])),
   )
+  // Tools of a source (an MCP server) join as the log says that source offered them, names and all.
+  const recorded = recordedSources(events, replayTools)
   const kernel = createKernelInternals(
     {
-      tools: replayTools.filter((tool) => !registeredLater.has(tool.name)),
+      tools: replayTools.filter((tool) => !registeredLater.has(tool.name) && !recorded.sourced.has(tool.name)),
+      ...(recorded.sources.length > 0 ? { toolSources: recorded.sources } : {}),
       ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
       ...(permissionsOf(options, firstStart) !== undefined
         ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
@@ -134,6 +138,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   // The engine decides nothing before its shell grammar is loaded; the walk must not start earlier.
   await kernel.ready()
   for (const turnEvents of turns) {
+    recorded.advance(turnEvents)
     applyAppChanges(kernel, turnEvents, replayTools)
     now.recording = indexRecording(turnEvents)
     now.gates = new Gates()

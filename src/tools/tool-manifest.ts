@@ -1,7 +1,10 @@
 /**
  * What a log records of each tool (session.configured): enough to replay the log without the
  * app's code — the name and aliases the registry resolved, a fingerprint of the schema the model
- * saw, and the traits that do not depend on the input.
+ * saw, the traits that do not depend on the input, whether the pool defers it, and the definition
+ * the model was given (description, input JSON Schema, search hint, examples). A deferred pool's
+ * `pool.assembled` hashes the definitions and ToolSearch ranks by them, so a stand-in must carry
+ * them byte for byte for the log to replay.
  */
 import { createHash } from 'node:crypto'
 import { guarded } from '../util/guarded.js'
@@ -18,6 +21,19 @@ export interface ToolManifest {
   validates: boolean
   /** null for Infinity (JSON has no Infinity). */
   maxResultSizeChars: number | null
+  /** The pool defers it (`shouldDefer` and not `alwaysLoad`); absent otherwise. */
+  defer?: true
+  /** What the model is sent of the tool. */
+  definition?: ToolDefinition
+}
+
+export interface ToolDefinition {
+  /** The description as sent (the tool's `prompt()`). */
+  description: string
+  /** The input JSON Schema as sent. */
+  inputSchema: Record<string, unknown>
+  searchHint?: string
+  inputExamples?: Array<Record<string, unknown>>
 }
 
 /** The fingerprint of a tool's input schema: sha256 of its canonical JSON, 16 hex digits. */
@@ -27,6 +43,7 @@ export function schemaFingerprint(tool: Tool): string {
 }
 
 export function toolManifest(tool: Tool): ToolManifest {
+  const definition = definitionOf(tool)
   return {
     name: tool.name,
     aliases: [...tool.aliases],
@@ -35,5 +52,21 @@ export function toolManifest(tool: Tool): ToolManifest {
     cascades: tool.cascadesOnFailure === true,
     validates: tool.validateInput !== undefined,
     maxResultSizeChars: Number.isFinite(tool.maxResultSizeChars) ? tool.maxResultSizeChars : null,
+    ...(tool.shouldDefer === true && tool.alwaysLoad !== true && { defer: true as const }),
+    ...(definition !== undefined && { definition }),
+  }
+}
+
+/** The definition as the API formats build it; none when the tool cannot describe itself (nor be offered). */
+function definitionOf(tool: Tool): ToolDefinition | undefined {
+  const description = guarded(() => tool.prompt(), undefined)
+  const inputSchema = guarded(() => inputJsonSchema(tool) as Record<string, unknown>, undefined)
+  if (description === undefined || inputSchema === undefined) return undefined
+  const examples = tool.inputExamples ?? []
+  return {
+    description,
+    inputSchema,
+    ...(tool.searchHint !== undefined && { searchHint: tool.searchHint }),
+    ...(examples.length > 0 && { inputExamples: examples.map((example) => ({ ...example })) }),
   }
 }

@@ -34,10 +34,20 @@ describe('toolkernel demo', () => {
     expect(stdout).toContain('Permission to use Bash was denied: the rule Bash(rm:*) denies it.')
     expect(stdout).toMatch(/permission allow by rule: the rule Bash\(node check\.js\) allows it/)
     expect(stdout).toContain(JSON.stringify(messages[2], null, 2))
+    // The MCP section (server-everything, deferred, found through ToolSearch, called), after the pool section.
+    expect(stdout.indexOf('── MCP: server-everything over stdio')).toBeGreaterThan(stdout.indexOf('=== Tool pool'))
+    expect(stdout).toMatch(/mcp__everything__get-sum \{ a: 19, b: 23 \} → .*42/)
+    expect(stdout).toContain(`Timeline: toolkernel timeline ${log} --html timeline.html, then open it in a browser`)
+    expect(stdout).toContain(
+      `Trace: toolkernel export ${log} --chrome-trace trace.json (or --otlp http://127.0.0.1:4318)`,
+    )
   })
 
   it('--stream finishes safe calls before the stream ends, and interrupts a turn', async () => {
-    const { stdout } = await run('node', [bin, 'demo', '--stream', '--log', join(dir, 'stream.jsonl')])
+    const log = join(dir, 'stream.jsonl')
+    const { stdout } = await run('node', [bin, 'demo', '--stream', '--log', log])
+    expect(stdout).toContain(`Timeline: toolkernel timeline ${log} --html timeline.html, then open it in a browser`)
+    expect(stdout).not.toContain('── MCP:')
     const lines = stdout.split('\n')
     const ended = lines.findIndex((l) => l.includes('the stream ended'))
     const firstDone = lines.findIndex((l) => l.includes('toolu_s1_glob finished (success)'))

@@ -55,6 +55,29 @@ describe('replaying a log with its own tools', () => {
     expect(tools).toEqual([...builtinTools])
   })
 
+  it('a tool with its own result mapper (every MCP tool) replays: the stand-in answers with the recorded block', async () => {
+    const Shout = buildTool({
+      name: 'mcp__srv__shout',
+      description: () => 'Shouts.',
+      inputSchema: z.object({ text: z.string() }),
+      isConcurrencySafe: () => true,
+      call: async ({ text }) => ({ content: [{ type: 'text', text }] }),
+      mapToolResultToToolResultBlockParam: (output, toolUseId) => ({
+        type: 'tool_result',
+        tool_use_id: toolUseId,
+        content: output.content.map((part) => part.text.toUpperCase()).join(' '),
+      }),
+    })
+    const kernel = testKernel([Shout])
+    await kernel.runTurn(assistant(['a', Shout.name, { text: 'hi' }], ['b', Shout.name, { text: 'there' }]))
+    await kernel.runTurn(assistant(['a', Shout.name, { text: 'again' }]))
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual([Shout.name])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+  })
+
   it("the version constant is package.json's", () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
     expect(TOOLKERNEL_VERSION).toBe(pkg.version)

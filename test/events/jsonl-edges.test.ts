@@ -96,3 +96,22 @@ describe('lines that are not events', () => {
     }
   })
 })
+
+describe('the fast path and records (z.record of session.configured tool definitions)', () => {
+  const configured = (inputSchema: string) =>
+    JSON.parse(
+      `{"v":2,"seq":0,"at":1,"turnId":"t","type":"session.configured","toolkernel":"0.2.0","cwd":"/","mode":"default",` +
+        `"rules":{"allow":[],"ask":[],"deny":[]},"limits":{"maxConcurrency":1,"messageBudgetChars":1,"progressLogChars":null},` +
+        `"hooks":[],"tools":[{"name":"T","aliases":[],"schema":"x","interrupt":"block","cascades":false,"validates":false,` +
+        `"maxResultSizeChars":null,"definition":{"description":"d","inputSchema":${inputSchema}}}]}`,
+    ) as unknown
+  it('takes a plain record as it is', () => {
+    const event = configured('{"type":"object","properties":{}}')
+    expect(fastParseEvent(event)).toBe(event)
+  })
+  it('leaves a record with an own __proto__ key to zod, which drops it', () => {
+    const event = configured('{"__proto__":{"polluted":true},"type":"object"}')
+    expect(fastParseEvent(event)).toBeUndefined()
+    expect(KernelEventSchema.safeParse(event).success).toBe(true)
+  })
+})

@@ -62,7 +62,9 @@ describe('what the kernel returns fits the next request', () => {
   it('the OpenAI projections are the SDKs request items', () => {
     expectTypeOf(toOpenAIToolMessages).returns.toExtend<OpenAI.Chat.Completions.ChatCompletionToolMessageParam[]>()
     expectTypeOf(toOpenAIToolMessages).returns.toExtend<OpenAI.Chat.Completions.ChatCompletionMessageParam[]>()
-    expectTypeOf(toResponsesInputItems).returns.toExtend<OpenAI.Responses.ResponseInputItem.FunctionCallOutput[]>()
+    expectTypeOf(toResponsesInputItems).returns.toExtend<
+      Array<OpenAI.Responses.ResponseInputItem.FunctionCallOutput | OpenAI.Responses.ResponseToolSearchOutputItemParam>
+    >()
     expectTypeOf(toResponsesInputItems).returns.toExtend<OpenAI.Responses.ResponseInput>()
     // The message the kernel returns is what the projections take.
     expectTypeOf<Message>().toExtend<Parameters<typeof toOpenAIToolMessages>[0]>()

@@ -65,9 +65,30 @@ export function runValidateInputStep({ context, self, env, tool }: ResolvedStepA
       tool.validateInput?.(env.input, toolContextOf(env, context.turnId, context.toolUseId)) ?? {
         result: true as const,
       },
-    (answer) => (answer.result ? { type: 'validateInput.done' } : reject(answer.message)),
+    (answer) =>
+      answer.result
+        ? { type: 'validateInput.done' }
+        : reject(
+            loadedByThisCall(env, context) ? `${answer.message}\n\n${unloadedToolText(tool.name)}` : answer.message,
+          ),
     (error) => reject(`its validator failed (${text.describeError(error)})`),
   )
+}
+
+/**
+ * This call loaded its tool (it was deferred and unloaded, see validateSchemaStep): a
+ * `validateInput` rejection then gets the same `select:` hint as a schema failure. The log says
+ * so; read only on a rejection, back to this turn's start.
+ */
+function loadedByThisCall(env: ResolvedStepArgs['env'], context: ResolvedStepArgs['context']): boolean {
+  const events = env.services.log.read()
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]
+    if (e === undefined || e.turnId !== context.turnId) continue
+    if (e.type === 'tool.loaded' && e.how === 'call' && e.loadedBy === context.toolUseId) return true
+    if (e.type === 'turn.started') return false
+  }
+  return false
 }
 
 /** A short description of the schema for error texts. */

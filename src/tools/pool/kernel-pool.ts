@@ -14,6 +14,7 @@ import type { Tool } from '../tool.types.js'
 import { assemblePool, poolSnapshot, type Pool } from './assemble-pool.js'
 import { paramDigest, poolApiTools } from './pool-api-tools.js'
 import { loadedFromLog, referencedFromLog } from './pool-log.js'
+import { namesFor, withheldOf, type NameEntry, type WithheldEntry } from './source-log.js'
 import {
   DEFAULT_CONTEXT_TOKENS,
   DEFAULT_DEFER_MAX_TOOLS,
@@ -36,7 +37,14 @@ export interface KernelPoolOptions {
   busy: () => boolean
 }
 
-type Change = { source: string; added: string[]; removed: string[]; skipped: string[] }
+type Change = {
+  source: string
+  added: string[]
+  removed: string[]
+  skipped: string[]
+  names?: NameEntry[]
+  withheld?: WithheldEntry[]
+}
 type LoadHow = 'search' | 'select' | 'call' | 'app'
 
 export class KernelPool {
@@ -44,6 +52,8 @@ export class KernelPool {
   readonly #toolSearch: Tool
   #order: Tool[]
   readonly #origin = new Map<string, string>()
+  /** Each source's withheld tools as last recorded (canonical text), so only a change is logged. */
+  readonly #withheld = new Map<string, string>()
   readonly #pending: Array<{ added: readonly Tool[]; removed: readonly string[] }> = []
   readonly #unrecorded: Array<Change | { load: string; how: LoadHow }> = []
   readonly #loaded: string[]
@@ -205,8 +215,9 @@ export class KernelPool {
       const removed = mine.filter((t) => !now.has(t.name)).map((t) => t.name)
       const fresh = offered.filter((t) => !mine.some((m) => m.name === t.name))
       const replaced = offered.filter((t) => mine.some((m) => m.name === t.name && m !== t))
-      if (removed.length === 0 && fresh.length === 0 && replaced.length === 0) continue
-      this.#commit(source.id, fresh, removed, replaced)
+      const withheld = this.#withheldChange(source)
+      if (removed.length === 0 && fresh.length === 0 && replaced.length === 0 && withheld === undefined) continue
+      this.#commit(source.id, fresh, removed, replaced, { source, ...(withheld !== undefined && { withheld }) })
     }
   }
 
@@ -222,7 +233,23 @@ export class KernelPool {
     }
   }
 
-  #commit(source: string, added: readonly Tool[], removed: readonly string[], replaced: readonly Tool[]): void {
+  /** The source's withheld tools when they differ from what the log has of them (recorded as seen). */
+  #withheldChange(source: ToolSource): WithheldEntry[] | undefined {
+    const withheld = withheldOf(source)
+    if (withheld === undefined) return undefined
+    const text = JSON.stringify(withheld)
+    if ((this.#withheld.get(source.id) ?? '[]') === text) return undefined
+    this.#withheld.set(source.id, text)
+    return withheld
+  }
+
+  #commit(
+    source: string,
+    added: readonly Tool[],
+    removed: readonly string[],
+    replaced: readonly Tool[],
+    from?: { source: ToolSource; withheld?: WithheldEntry[] },
+  ): void {
     const gone = new Set(removed)
     const swap = new Map(replaced.map((t) => [t.name, t]))
     this.#order = this.#order.filter((t) => !gone.has(t.name)).map((t) => swap.get(t.name) ?? t)
@@ -239,9 +266,17 @@ export class KernelPool {
     }
     this.#version++
     // A source handing out new objects for the same tools changes nothing the model sees.
-    if (joined.length === 0 && removed.length === 0 && skipped.length === 0) return
+    if (joined.length === 0 && removed.length === 0 && skipped.length === 0 && from?.withheld === undefined) return
     this.#changed = true
-    this.#unrecorded.push({ source, added: joined, removed: [...removed], skipped })
+    const names = from === undefined ? [] : namesFor(from.source, joined)
+    this.#unrecorded.push({
+      source,
+      added: joined,
+      removed: [...removed],
+      skipped,
+      ...(names.length > 0 && { names }),
+      ...(from?.withheld !== undefined && { withheld: from.withheld }),
+    })
   }
 }
 
@@ -249,7 +284,7 @@ function loadedEvent(name: string, how: LoadHow, turnId: string, by?: string): K
   return { type: 'tool.loaded', turnId, name, how, ...(by !== undefined ? { loadedBy: by } : {}) }
 }
 
-function changeFields(change: Change): { source: string; added: string[]; removed: string[]; skipped?: string[] } {
-  const { source, added, removed, skipped } = change
-  return skipped.length > 0 ? { source, added, removed, skipped } : { source, added, removed }
+function changeFields(change: Change): Omit<Change, 'skipped'> & { skipped?: string[] } {
+  const { skipped, ...rest } = change
+  return skipped.length > 0 ? { ...rest, skipped } : rest
 }

@@ -163,6 +163,27 @@ describe('an unloaded deferred tool called directly', () => {
     const again = await kernel.runTurn(assistant(['v', target, { identifier: 7 }]))
     expect(String(again.message.content[0]?.content)).not.toContain('select:')
   })
+
+  it('a JSON-Schema tool (validateInput, as every MCP tool) gets the select: hint too, on that call only', async () => {
+    const Json = buildTool({
+      name: 'mcp__srv__lookup',
+      description: () => 'Looks an id up.',
+      inputJSONSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      validateInput: (input) =>
+        typeof (input as { id?: unknown }).id === 'string'
+          ? { result: true }
+          : { result: false, message: 'id: expected a string' },
+      shouldDefer: true,
+      call: async () => 'found',
+    })
+    const kernel = testKernel([...tools, Json], deferring)
+    const { message } = await kernel.runTurn(assistant(['u', Json.name, { id: 7 }]))
+    expect(message.content[0]?.is_error).toBe(true)
+    expect(String(message.content[0]?.content)).toContain('id: expected a string')
+    expect(String(message.content[0]?.content)).toContain(`call ToolSearch with query "select:${Json.name}"`)
+    const again = await kernel.runTurn(assistant(['v', Json.name, { id: 7 }]))
+    expect(String(again.message.content[0]?.content)).not.toContain('select:')
+  })
 })
 
 describe('replay of a pool log', () => {
