@@ -34,7 +34,8 @@ async function actor(n) {
 }
 
 // (b') the floor XState sets for our statechart: the tool-call machine itself, every effect a
-// no-op that answers at once (the call step answers after one await, like a no-op tool)
+// no-op that answers at once (the call step answers after one await, like a no-op tool), on the
+// short lanes the kernel takes for such a call (parse → call, call → succeeded)
 const none = () => {}
 const shaped = toolCallMachine.provide({
   actions: {
@@ -49,11 +50,13 @@ const shaped = toolCallMachine.provide({
     runPostHooks: none,
     recordStep: none,
     recordStart: none,
+    runPermissionAtOnce: none,
     runPermission: enqueueActions(({ enqueue }) =>
       enqueue.raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'tool' } }),
     ),
-    runCall: ({ self }) => void noop().then(() => self.send({ type: 'call.done', overBudget: false })),
+    runCall: ({ self }) => void noop().then(() => self.send({ type: 'call.done', overBudget: false, mapped: true })),
   },
+  guards: { decidedAtOnce: () => true },
 })
 const shapedInput = { input: { turnId: 't', toolUseId: 'u', index: 0, name: 'Noop' } }
 async function machineFloor(n) {

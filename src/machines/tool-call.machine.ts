@@ -3,7 +3,9 @@
  *
  * Pure structure. Every effect is a named action that the kernel provides
  * (src/actors/tool-call.actor.ts); the defaults here only say that they were not provided.
- * Guards read only context and events, so the same machine decides the same way in replay.
+ * Guards read only context and events, so the same machine decides the same way in replay —
+ * except `decidedAtOnce`, which the kernel provides: it reads what parse worked out for the call
+ * (never runs anything), and the kernel decides it the same way when it re-executes a log.
  *
  * Sync steps (parse, schema validation, map) compute in their entry action; async-capable steps
  * (validateInput, hooks, permission, call, budget) start their work in an entry action and wait
@@ -11,6 +13,12 @@
  * actor and no child actors. Context changes only where a guard needs them (`failure`, what
  * parse learned), because each assign copies the snapshot. Each step records its event when
  * the machine leaves it, whichever way it is left.
+ *
+ * Each microstep costs about as much as a small actor, so the happy path takes two: parse →
+ * call when validation and permission answer at once (`decidedAtOnce`), and call → succeeded
+ * when the output is already mapped (`mappedCleanly`). Those transitions run the same step
+ * actions in the same order as the long way round, so the log is the same event for event;
+ * every other case walks the states one by one.
  */
 import { assign, setup } from 'xstate'
 import type { Step } from '../events/event.schema.js'
@@ -55,11 +63,27 @@ export const toolCallMachine = setup({
     runPostHooks: missing('runPostHooks'),
     recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
     recordStart: missing('recordStart'),
+    runPermissionAtOnce: missing('runPermissionAtOnce'),
     assignFailure: assign(({ event, context }, params: { step: Step }) => ({
       failure: failureOfEvent(event, params.step) ?? context.failure,
     })),
   },
   guards: {
+    /**
+     * The short lane (provided by the kernel): parse found that schema validation and permission
+     * pass at once, so the call goes from parse to call in one microstep, recording both steps on
+     * the way. It reads only what parse worked out, never runs anything. Here: never, so the
+     * machine alone walks every step.
+     */
+    decidedAtOnce: () => false,
+    // The call's output already mapped to a non-empty block and nothing follows: map and emit
+    // run as the actions of one transition to succeeded.
+    mappedCleanly: ({ context, event }) =>
+      event.type === 'call.done' &&
+      event.mapped === true &&
+      !event.overBudget &&
+      context.failure === null &&
+      !context.steps.postHooks,
     failed: ({ context }) => context.failure !== null,
     eventFailed: ({ event }) => 'failure' in event && event.failure !== undefined,
     interruptible: ({ context, event }) =>
@@ -90,7 +114,15 @@ export const toolCallMachine = setup({
     parse: {
       entry: 'parse',
       exit: record('parse'),
-      always: [{ guard: 'failed', target: 'map' }, { target: 'validate' }],
+      always: [
+        { guard: 'failed', target: 'map' },
+        {
+          guard: 'decidedAtOnce',
+          target: 'call',
+          actions: [record('validate'), 'runPermissionAtOnce', record('permission')],
+        },
+        { target: 'validate' },
+      ],
     },
     validate: {
       entry: 'validateSchema',
@@ -135,7 +167,12 @@ export const toolCallMachine = setup({
       entry: ['recordStart', 'runCall'],
       exit: record('call'),
       on: {
-        'call.done': [{ guard: 'overBudget', target: 'budget' }, { target: 'map' }],
+        'call.done': [
+          { guard: 'overBudget', target: 'budget' },
+          // The happy path's second half in one microstep: the same actions map and emit run.
+          { guard: 'mappedCleanly', target: 'succeeded', actions: ['mapResult', record('map'), 'emit'] },
+          { target: 'map' },
+        ],
         'call.failed': { target: 'map', actions: failAt('call') },
         abort: { guard: 'interruptible', target: 'map', actions: [failAt('call'), 'abortCall'] },
       },

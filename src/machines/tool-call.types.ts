@@ -40,7 +40,8 @@ export type ToolCallEvent =
   | { type: 'validateInput.done'; failure?: Failure }
   | { type: 'preHook.done'; failure?: Failure }
   | { type: 'permission.done'; decision: PermissionDecision; failure?: Failure }
-  | { type: 'call.done'; overBudget: boolean }
+  /** `mapped`: the output already mapped to a non-empty block, so the map step cannot fail. */
+  | { type: 'call.done'; overBudget: boolean; mapped?: boolean }
   | { type: 'call.failed'; failure: Failure }
   | { type: 'budget.done' }
   | { type: 'postHook.done' }

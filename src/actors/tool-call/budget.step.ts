@@ -41,6 +41,17 @@ function keepPreview(env: CallEnv, toolUseId: string, path: string | undefined, 
 }
 
 /**
+ * The call's `call.done`: whether the budget step follows, and whether the output already mapped
+ * to a non-empty block (then the map step cannot fail, and the machine maps and emits at once).
+ */
+export function callDone(env: CallEnv, tool: Tool, toolUseId: string): ToolCallEvent {
+  const overBudget = measureForBudget(env, tool, toolUseId)
+  const content = env.mapped !== undefined && 'block' in env.mapped ? env.mapped.block.content : ''
+  const mapped = content.length > 0
+  return mapped ? { type: 'call.done', overBudget, mapped } : { type: 'call.done', overBudget }
+}
+
+/**
  * Maps the output to its block once, as the call ends, and claims its share of the turn's budget:
  * whether the budget step runs is decided here because the call's own event records it (the
  * output goes to the result store, not the log). A mapper that throws is kept for the map step.

@@ -4,7 +4,7 @@
  */
 import { enqueueActions, type AnyActorRef } from 'xstate'
 import type { ToolResultBlock } from '../../events/event.schema.js'
-import type { ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
+import type { PermissionDecision, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { EventLog, ResultStore, ToolPorts } from '../../ports/index.js'
 import type { TurnBudget } from '../turn/budget.js'
 import type { ToolRegistry } from '../../tools/tool-registry.js'
@@ -12,7 +12,6 @@ import type { Tool, ToolContext } from '../../tools/tool.types.js'
 import type { HookRunner } from '../../hooks/hook-runner.js'
 import type { HookSay, PermissionPolicy } from '../../permissions/policy.js'
 import type { HookOutcome } from '../../hooks/hook-runner.js'
-import { callKey } from '../../events/call-key.js'
 
 /** Per-kernel services the steps use. */
 export interface CallServices {
@@ -64,6 +63,10 @@ export interface CallEnv {
   block?: ToolResultBlock
   emitted: boolean
   toolContext?: ToolContext
+  /** Parse predicted that validate and permission pass at once (the machine's short lane). */
+  atOnce?: boolean
+  /** The permission decision taken on the short lane, where no `permission.done` event carries it. */
+  decision?: PermissionDecision
 }
 
 /** What every step receives: the machine's context, the actor, and the call's environment. */
@@ -96,16 +99,22 @@ export function resolved<R>(step: (args: ResolvedStepArgs) => R): (args: StepArg
  * lookup goes by what the context already holds.
  */
 export class CallEnvs {
-  readonly #envs = new Map<string, CallEnv>()
+  // By turn, then tool_use id: every step looks its call up, and a joined key would be a new
+  // string each time.
+  readonly #envs = new Map<string, Map<string, CallEnv>>()
 
   bind(turnId: string, toolUseId: string, env: CallEnv): () => void {
-    const key = callKey(turnId, toolUseId)
-    this.#envs.set(key, env)
-    return () => this.#envs.delete(key)
+    let calls = this.#envs.get(turnId)
+    if (calls === undefined) this.#envs.set(turnId, (calls = new Map()))
+    calls.set(toolUseId, env)
+    return () => {
+      calls.delete(toolUseId)
+      if (calls.size === 0 && this.#envs.get(turnId) === calls) this.#envs.delete(turnId)
+    }
   }
 
   of(context: ToolCallContext): CallEnv {
-    const env = this.#envs.get(callKey(context.turnId, context.toolUseId))
+    const env = this.#envs.get(context.turnId)?.get(context.toolUseId)
     if (env === undefined)
       throw new Error(`no environment for tool call ${context.toolUseId} (start calls with startToolCall)`)
     return env

@@ -3,7 +3,7 @@
  * actor). Its `call.done` says whether the budget step follows, which the budget step measures.
  */
 import type { Tool, ToolContext } from '../../tools/tool.types.js'
-import { measureForBudget } from './budget.step.js'
+import { callDone } from './budget.step.js'
 import { controllerOf, sendIfActive, toolContextOf, type ResolvedStepArgs, type StepArgs } from './call-env.js'
 import { toolErrorText } from '../../tools/result-text.js'
 
@@ -33,7 +33,7 @@ function startTool({ context, self, env, tool }: ResolvedStepArgs): void {
   invokeTool(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)).then(
     (output) => {
       env.output = output
-      sendIfActive(self, { type: 'call.done', overBudget: measureForBudget(env, tool, context.toolUseId) })
+      sendIfActive(self, callDone(env, tool, context.toolUseId))
     },
     (error: unknown) => {
       sendIfActive(self, {

@@ -4,6 +4,7 @@ import * as text from '../../tools/result-text.js'
 import { guarded } from '../../util/guarded.js'
 import type { StepArgs } from './call-env.js'
 import { hintFor } from './validate.step.js'
+import { decidesAtOnce } from './at-once.js'
 
 /**
  * Finds the tool and checks the input is an object. Changes the context only for what guards
@@ -32,6 +33,7 @@ export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> 
     preHooks: hooks.has('pre', tool, context.toolUseId),
     postHooks: hooks.has('post', tool, context.toolUseId),
   }
+  if (!steps.customValidation && !steps.preHooks) env.atOnce = decidesAtOnce(env, tool)
   const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
   if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt)
     return undefined

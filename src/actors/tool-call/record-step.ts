@@ -20,8 +20,9 @@ export function recordStep(
   // same macrostep (map, emit) still see that event and must not.
   const row = STEP_TABLE[step]
   const failure = context.failure ?? (row.waits ? failureOfEvent(event, step) : null)
-  if (step === 'permission' && event.type === 'permission.done')
-    log.append({ type: 'tool.permitted', ...ids, ...event.decision })
+  // On the machine's short lane no `permission.done` event carries the decision: the call's environment does.
+  const decision = event.type === 'permission.done' ? event.decision : env.decision
+  if (step === 'permission' && decision !== undefined) log.append({ type: 'tool.permitted', ...ids, ...decision })
   if (failure !== null && failure.step === step) {
     const cancelled = failure.code === 'cancelled' || failure.code === 'interrupted'
     if (cancelled) log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })

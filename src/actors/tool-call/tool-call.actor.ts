@@ -19,6 +19,7 @@ import { runPreHooksStep } from './pre-hook.step.js'
 import { runValidateInputStep, validateSchemaStep } from './validate.step.js'
 import type { TurnBudget } from '../turn/budget.js'
 import { recordStart, recordStep } from './record-step.js'
+import { runPermissionAtOnceStep } from './at-once.js'
 import { describeError } from '../../tools/result-text.js'
 
 export interface CallRequest {
@@ -83,6 +84,10 @@ export function provideToolCallMachine() {
         params: { step: Step },
       ) => recordStep({ context, self, event, env: envs.of(context) }, params)) as never,
       recordStart: envs.step(recordStart),
+      runPermissionAtOnce: envs.step(resolved(runPermissionAtOnceStep)),
+    },
+    guards: {
+      decidedAtOnce: ({ context }: { context: ToolCallContext }) => envs.of(context).atOnce === true,
     },
   })
   return { machine, envs }
