@@ -93,6 +93,7 @@ export {
   type FailureCode,
 } from './events/event.schema.js'
 export { parseJsonl, toJsonLine, type ParsedLog, type CorruptLine } from './events/jsonl.js'
+export { TelemetrySafeError, classifyToolError } from './events/error-class.js'
 export { createMemoryLog } from './adapters/memory-log.store.js'
 export { createJsonlLog, readJsonlFile, type JsonlLogOptions } from './adapters/jsonl-log.store.js'
 export { createMemoryEventStore } from './adapters/memory-event.store.js'

@@ -242,7 +242,16 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     /** The output was too large for the log: the tool.budgeted that follows names its file. */
     persisted: z.literal(true).optional(),
   }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.errored'), message: z.string() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.errored'),
+    message: z.string(),
+    /** The thrown value's class from a closed set (classifyToolError): an errno code, a name, `Error`. */
+    errorClass: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .optional(),
+  }),
   z.object({
     ...toolEnvelope,
     type: z.literal('tool.budgeted'),

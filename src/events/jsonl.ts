@@ -3,6 +3,7 @@
  * and feeds lines to the same parser that `parseJsonl` uses.
  */
 import { EVENT_VERSION, KernelEventSchema, type KernelEvent } from './event.schema.js'
+import { classOfToolErrorText } from './error-class.js'
 
 /** One line of a log that could not be read, by 1-based line number. */
 export interface CorruptLine {
@@ -94,6 +95,8 @@ export const UPGRADES: Record<number, (event: Record<string, unknown>) => Record
   // `{ persisted: true }`; version 2 says so in its own field, so a tool's own output can never
   // be taken for the marker.
   1: (event) => {
+    if (event.type === 'tool.errored' && typeof event.message === 'string')
+      return { ...event, errorClass: classOfToolErrorText(event.message) }
     if (event.type !== 'tool.completed' || !isV1PersistedMarker(event.output)) return event
     const { output: _marker, ...rest } = event
     return { ...rest, persisted: true }
@@ -175,7 +178,9 @@ type Check = (value: unknown) => boolean
 /** The parts of zod's (v4) schema definitions the compiler reads; anything else is unknown to it. */
 interface SchemaDef {
   type: string
-  checks?: readonly { _zod: { def: { check: string; format?: string; value?: unknown; inclusive?: boolean } } }[]
+  checks?: readonly {
+    _zod: { def: { check: string; format?: string; value?: unknown; inclusive?: boolean; pattern?: RegExp } }
+  }[]
   shape?: Record<string, Schema>
   catchall?: unknown
   innerType?: Schema
@@ -214,6 +219,7 @@ function compile(schema: Schema): Check | undefined {
   const def = schema._zod.def
   const checks = def.checks ?? []
   if (def.type === 'number') return numberCheck(checks)
+  if (def.type === 'string' && checks.length > 0) return patternCheck(checks)
   if (checks.length > 0) return undefined
   switch (def.type) {
     case 'string':
@@ -266,6 +272,18 @@ function numberCheck(checks: NonNullable<SchemaDef['checks']>): Check | undefine
     (int ? Number.isSafeInteger(v) : Number.isFinite(v)) &&
     (minInclusive ? v >= min : v > min) &&
     (maxInclusive ? v <= max : v < max)
+}
+
+/** A string with regex checks only (`z.string().regex(…)`): each pattern must match. */
+function patternCheck(checks: NonNullable<SchemaDef['checks']>): Check | undefined {
+  const patterns: RegExp[] = []
+  for (const { _zod } of checks) {
+    const { check, format, pattern } = _zod.def
+    if (check !== 'string_format' || format !== 'regex' || !(pattern instanceof RegExp)) return undefined
+    // A fresh copy without the stateful flags, so test() never depends on lastIndex.
+    patterns.push(new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')))
+  }
+  return (v) => typeof v === 'string' && patterns.every((p) => p.test(v))
 }
 
 function wrapped(def: SchemaDef): Check | undefined {

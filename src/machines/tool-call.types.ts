@@ -6,6 +6,8 @@ export interface Failure {
   step: Step
   code: FailureCode
   message: string
+  /** For a tool's own error: its class from a closed set (classifyToolError), logged for telemetry. */
+  errorClass?: string
 }
 
 export interface PermissionDecision {

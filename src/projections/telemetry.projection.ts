@@ -6,6 +6,8 @@
  * the same records, live or from a stored log, so a re-export is the same trace.
  */
 import type { EventOf, FailureCode, KernelEvent } from '../events/event.schema.js'
+import { classOfToolErrorText, isErrorClass } from '../events/error-class.js'
+export { ERRNO_CODES, isErrorClass, isErrorName } from '../events/error-class.js'
 
 export type AttributeValue = string | number | boolean
 export type Attributes = Record<string, AttributeValue>
@@ -96,45 +98,15 @@ export const FAILURE_ERROR_TYPES: { readonly [C in FailureCode]: C } = {
   internal: 'internal',
 }
 
-/** The errno codes `error.type` may carry (POSIX and Node's DNS codes): a closed set. */
-export const ERRNO_CODES: ReadonlySet<string> = new Set(
-  (
-    'E2BIG EACCES EADDRINUSE EADDRNOTAVAIL EAFNOSUPPORT EAGAIN EAI_AGAIN EALREADY EBADF EBUSY ECANCELED ECHILD ' +
-    'ECONNABORTED ECONNREFUSED ECONNRESET EDEADLK EDESTADDRREQ EDOM EDQUOT EEXIST EFAULT EFBIG EHOSTUNREACH EILSEQ ' +
-    'EINPROGRESS EINTR EINVAL EIO EISCONN EISDIR ELOOP EMFILE EMLINK EMSGSIZE ENAMETOOLONG ENETDOWN ENETRESET ' +
-    'ENETUNREACH ENFILE ENOBUFS ENODATA ENODEV ENOENT ENOEXEC ENOMEM ENOSPC ENOSYS ENOTCONN ENOTDIR ENOTEMPTY ' +
-    'ENOTFOUND ENOTSOCK ENOTSUP ENOTTY ENXIO EOPNOTSUPP EOVERFLOW EPERM EPIPE EPROTO ERANGE EROFS ESPIPE ESRCH ' +
-    'ETIMEDOUT ETXTBSY EXDEV'
-  ).split(' '),
-)
-
-/** An error name `error.type` may carry: an identifier ending in Error or Exception, at most 64 characters. */
-export function isErrorName(name: string): boolean {
-  return /^[A-Za-z_$][\w$]{0,63}$/.test(name) && /(Error|Exception)$/.test(name)
-}
-
 /**
- * `error.type` of a tool's thrown error, from what `tool.errored` records. The log keeps the
- * model-facing text (`<Tool> failed: <describeError>`), which starts with the errno code for a
- * Node system error (`ENOENT: no such file…`) and with the error's name when it is not `Error`
- * (`TypeError: …`). Only a code in {@link ERRNO_CODES} or a well-formed error name is taken;
- * anything else is `Error`, so no free text reaches a label.
+ * `error.type` of a tool's thrown error: the class `tool.errored` records (classifyToolError at
+ * the call step: a TelemetrySafeError's class, an errno code, the error's name, `Error`); logs
+ * older than that field are read from the model-facing text, taking only an errno code or an
+ * error name, so no free text reaches a label.
  */
-export function toolErrorType(event: EventOf<'tool.errored'>, tool: string): string {
-  const recorded = (event as { errorClass?: unknown }).errorClass
-  if (typeof recorded === 'string' && isErrorClass(recorded)) return recorded
-  const prefix = `${tool} failed: `
-  const text = event.message.startsWith(prefix) ? event.message.slice(prefix.length) : event.message
-  const head = /^([A-Za-z_$][\w$]{0,63}): /.exec(text)?.[1]
-  if (head === undefined) return 'Error'
-  if (ERRNO_CODES.has(head)) return head
-  if (isErrorName(head)) return head
-  return 'Error'
-}
-
-/** Whether a recorded class is one the closed set allows (a `TelemetrySafeError` class is short and plain). */
-export function isErrorClass(value: string): boolean {
-  return /^[A-Za-z0-9_.:-]{1,64}$/.test(value)
+export function toolErrorType(event: EventOf<'tool.errored'>): string {
+  if (event.errorClass !== undefined && isErrorClass(event.errorClass)) return event.errorClass
+  return classOfToolErrorText(event.message)
 }
 
 /**
@@ -336,7 +308,7 @@ function applyOutcomeEvent(call: CallState, event: KernelEvent): void {
       return
     case 'tool.errored':
       call.runEndAt = event.at
-      call.errorType = toolErrorType(event, call.tool ?? call.requestedName)
+      call.errorType = toolErrorType(event)
       call.failedStep = 'call'
       return
     case 'tool.rejected':

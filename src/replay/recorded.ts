@@ -18,7 +18,7 @@ export interface RecordedCall {
    * at the moment the log recorded it).
    */
   validation?: { answer: { result: true } | { result: false; message: string }; immediate: boolean }
-  completion?: { output: unknown } | { error: string } | { persisted: true }
+  completion?: { output: unknown } | { error: string; errorClass?: string } | { persisted: true }
   progress: unknown[]
   hooks: { pre: HookResult[]; post: HookResult[] }
   /** The hook.finished events as recorded, re-appended by the replayed runner. */
@@ -66,7 +66,10 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         entry.completion = isPersisted(event) ? { persisted: true } : { output: event.output }
         break
       case 'tool.errored':
-        entry.completion = { error: event.message }
+        entry.completion =
+          event.errorClass === undefined
+            ? { error: event.message }
+            : { error: event.message, errorClass: event.errorClass }
         break
       case 'tool.progress':
         entry.progress.push(event.data)

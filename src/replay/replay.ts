@@ -22,6 +22,7 @@ import { recordedSources } from '../tools/pool/recorded-source.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
+import { TelemetrySafeError } from '../events/error-class.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 
 export interface ReplayOptions {
@@ -285,7 +286,9 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) {
         const prefix = toolErrorPrefix(tool.name)
-        throw new Error(stripPrefix(completion.error, prefix))
+        // The recorded class, so the replayed tool.errored classifies as the original did.
+        const errorClass = 'errorClass' in completion ? (completion.errorClass ?? 'Error') : 'Error'
+        throw new TelemetrySafeError(errorClass, stripPrefix(completion.error, prefix))
       }
       return 'persisted' in completion ? { [PERSISTED]: recorded?.persistedAt } : completion.output
     },

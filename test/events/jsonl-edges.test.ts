@@ -77,7 +77,7 @@ describe('lines that are not events', () => {
     // Only the exact marker the v1 recorder wrote: anything more is the tool's own output.
     for (const output of [{ persisted: true, id: 42 }, { persisted: 'yes' }, [true], 'persisted'])
       expect(upgrade({ ...ids, v: 1, output })).toEqual({ ...ids, v: 2, output })
-    const other = { ...ids, type: 'tool.errored', message: 'x', v: 1 }
+    const other = { ...ids, type: 'tool.queued', safe: true, v: 1 }
     expect(upgrade(other)).toEqual({ ...other, v: 2 })
     expect(KernelEventSchema.safeParse(upgrade({ ...ids, v: 1, output: { persisted: true } })).success).toBe(true)
   })
@@ -94,6 +94,21 @@ describe('lines that are not events', () => {
     } finally {
       delete UPGRADES[0]
     }
+  })
+})
+
+describe('1 → 2: tool.errored gains the error class its text shows', () => {
+  const errored = (message: string) => ({ seq: 0, at: 1, turnId: 't', toolUseId: 'u', type: 'tool.errored', message })
+  it('an errno code or an error name at the head of the text, else Error; never free text', () => {
+    const cases: Array<[string, string]> = [
+      ['Read failed: ENOENT: no such file or directory', 'ENOENT'],
+      ['Bash failed: TypeError: x is not a function', 'TypeError'],
+      ['mcp__s__t failed: the server said no: really', 'Error'],
+      ['Echo failed: secret-token: leaked', 'Error'],
+      ['not the usual text', 'Error'],
+    ]
+    for (const [message, errorClass] of cases)
+      expect(upgrade({ ...errored(message), v: 1 })).toEqual({ ...errored(message), v: 2, errorClass })
   })
 })
 

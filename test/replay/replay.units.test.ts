@@ -752,3 +752,25 @@ describe('replay result', () => {
     expect(decided(result.log)).toEqual(decided(recorded))
   })
 })
+
+describe('tool errors keep their class', () => {
+  it('tool.errored records the class of what the tool threw, and replay throws the same class', async () => {
+    const { TelemetrySafeError } = await import('../../src/events/error-class.js')
+    const Failing = Object.assign(Object.create(Echo) as Tool, {
+      isConcurrencySafe: () => true,
+      call: async (input: { text: string }) => {
+        if (input.text === 'enoent') throw Object.assign(new Error('no such file'), { code: 'ENOENT' })
+        if (input.text === 'safe') throw new TelemetrySafeError('rate_limited', 'too many requests')
+        throw new RangeError('out of range: secret-value')
+      },
+    })
+    const kernel = testKernel([Failing])
+    await kernel.runTurn(
+      assistant(['a', 'Echo', { text: 'enoent' }], ['b', 'Echo', { text: 'safe' }], ['c', 'Echo', { text: 'x' }]),
+    )
+    const events = kernel.log.read()
+    const classes = events.flatMap((e) => (e.type === 'tool.errored' ? [[e.toolUseId, e.errorClass]] : []))
+    expect(Object.fromEntries(classes)).toEqual({ a: 'ENOENT', b: 'rate_limited', c: 'RangeError' })
+    expectOk(await replay(events, { tools: [Failing] }))
+  })
+})

@@ -6,6 +6,7 @@ import type { Tool, ToolContext } from '../../tools/tool.types.js'
 import { callDone } from './budget.step.js'
 import { controllerOf, sendIfActive, toolContextOf, type ResolvedStepArgs, type StepArgs } from './call-env.js'
 import { toolErrorText } from '../../tools/result-text.js'
+import { classifyToolError } from '../../events/error-class.js'
 
 export function runCallStep(args: ResolvedStepArgs): void {
   const { log } = args.env.services
@@ -38,7 +39,12 @@ function startTool({ context, self, env, tool }: ResolvedStepArgs): void {
     (error: unknown) => {
       sendIfActive(self, {
         type: 'call.failed',
-        failure: { step: 'call', code: 'tool_error', message: toolErrorText(tool.name, error) },
+        failure: {
+          step: 'call',
+          code: 'tool_error',
+          message: toolErrorText(tool.name, error),
+          errorClass: classifyToolError(error),
+        },
       })
     },
   )

@@ -26,8 +26,10 @@ export function recordStep(
   if (failure !== null && failure.step === step) {
     const cancelled = failure.code === 'cancelled' || failure.code === 'interrupted'
     if (cancelled) log.append({ type: 'tool.cancelled', ...ids, step, reason: failure.message })
-    else if (row.failure === 'tool.errored') log.append({ type: 'tool.errored', ...ids, message: failure.message })
-    else if (row.failure === 'tool.rejected') {
+    else if (row.failure === 'tool.errored') {
+      const errorClass = failure.errorClass === undefined ? {} : { errorClass: failure.errorClass }
+      log.append({ type: 'tool.errored', ...ids, message: failure.message, ...errorClass })
+    } else if (row.failure === 'tool.rejected') {
       log.append({ type: 'tool.rejected', ...ids, step, code: failure.code, message: failure.message })
     }
     if (step === 'preHook' && env.hooks.pre !== undefined) log.append(hookedEvent(ids, 'pre', env.hooks.pre))
