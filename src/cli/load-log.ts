@@ -1,6 +1,6 @@
 /** Reads a log file for the CLI, with errors that say what is wrong and where. */
 import { statSync } from 'node:fs'
-import { readJsonlFile, type JsonlFileContents } from '../adapters/jsonl-log.store.js'
+import { readJsonlFile, type JsonlFileContents } from '../adapters/jsonl-file.js'
 import type { KernelEvent } from '../events/event.schema.js'
 import { checkLogOrder } from '../events/log-order.js'
 
