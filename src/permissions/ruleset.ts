@@ -2,7 +2,7 @@
 import { dirname } from 'node:path'
 import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
-import { analyzeCommand, commandsForRules, denyMatches, matchesSpecifier } from './shell/index.js'
+import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/index.js'
 import { candidates, type PathJudge } from './paths.js'
 import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
 
@@ -137,6 +137,8 @@ function allowedBy(
   judge?: PathJudge,
 ): string | undefined {
   const mine = rules.filter((r) => namesTool(r, tool.name))
+  // No allow rule names the tool: nothing to match, so the command's parts are not prepared.
+  if (mine.length === 0) return undefined
   const whole = mine.find((r) => r.specifier === undefined)
   if (whole !== undefined) return whole.source
   const command = commandOf(tool, input)
@@ -145,9 +147,7 @@ function allowedBy(
     if (commands.kind === 'unknown' || commands.commands.length === 0) return undefined
     const specific = mine.filter((r) => r.specifier !== undefined)
     const used = commands.commands.map((c) =>
-      c.notAllowable === undefined
-        ? specific.find((r) => matchesSpecifier(r.specifier as string, c.command))
-        : undefined,
+      c.notAllowable === undefined ? specific.find((r) => covers(r.specifier as string, c)) : undefined,
     )
     return used.every((r) => r !== undefined)
       ? [...new Set(used.map((r) => (r as PermissionRule).source))].join(', ')

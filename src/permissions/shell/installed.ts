@@ -14,6 +14,8 @@ import type { BashParser, ShellAnalysis } from './shell.types.js'
 let parser: BashParser | undefined
 const cache = new Map<string, ShellAnalysis>()
 const CACHE_SIZE = 256
+// A verdict is a pure function of its analysis; keyed by the (cached) analysis object, it lives as long as it does.
+const verdicts = new WeakMap<ShellAnalysis, ReadOnlyVerdict>()
 
 export function installBashParser(loaded: BashParser): void {
   parser = loaded
@@ -40,6 +42,12 @@ export function analyzeCommand(command: string): ShellAnalysis {
  * a kernel has loaded the grammar (`createKernel` with Bash does), every command is "not
  * read-only: the shell parser is not loaded".
  */
-export function commandReadOnly(command: string): ReadOnlyVerdict {
-  return readOnlyVerdictOf(analyzeCommand(command))
+export function commandReadOnly(command: string): Readonly<ReadOnlyVerdict> {
+  const analysis = analyzeCommand(command)
+  const hit = verdicts.get(analysis)
+  if (hit !== undefined) return hit
+  // Frozen: one verdict object answers every caller (safety, read-only, checkPermissions) for the command.
+  const verdict = Object.freeze(readOnlyVerdictOf(analysis))
+  verdicts.set(analysis, verdict)
+  return verdict
 }

@@ -55,8 +55,17 @@ const TRANSPARENT = new Set([
  */
 export function commandsForRules(analysis: ShellAnalysis): RuleCommands {
   if (analysis.kind === 'unknown') return analysis
-  return { kind: 'known', commands: analysis.commands.map(ruleCommand) }
+  const hit = prepared.get(analysis)
+  if (hit !== undefined) return hit
+  // Frozen: every rule of every call of this (cached) analysis reads the same prepared commands.
+  const commands = Object.freeze(analysis.commands.map((command) => Object.freeze(ruleCommand(command))))
+  const rules: RuleCommands = Object.freeze({ kind: 'known', commands })
+  prepared.set(analysis, rules)
+  return rules
 }
+
+/** Prepared commands by analysis: a pure function of it, kept as long as the analysis is. */
+const prepared = new WeakMap<ShellAnalysis, RuleCommands>()
 
 function ruleCommand(command: SimpleCommand): RuleCommand {
   // `/tmp/x/git status` is not the git an allow rule means; `/usr/bin/git status` is.
@@ -64,7 +73,7 @@ function ruleCommand(command: SimpleCommand): RuleCommand {
   const line = [allowName, ...command.args].join(' ')
   const base = command.name.includes('/') ? command.name.slice(command.name.lastIndexOf('/') + 1) : command.name
   const baseLine = [base, ...command.args].join(' ')
-  const denyLines = [...new Set([lineOf(command), line, baseLine, ...command.wrapperLines])]
+  const denyLines = Object.freeze([...new Set([lineOf(command), line, baseLine, ...command.wrapperLines])])
   return { command, line, denyLines, notAllowable: notAllowable(command) }
 }
 
@@ -88,7 +97,20 @@ type Specifier =
   | { readonly kind: 'exact'; readonly line: string }
   | { readonly kind: 'wildcard'; readonly regex: RegExp }
 
+/** Specifiers come from the rule set, a few per kernel: parsed once (bounded, oldest out first). */
+const specifiers = new Map<string, Specifier>()
+const SPECIFIER_CACHE_SIZE = 512
+
 function parseSpecifier(specifier: string): Specifier {
+  const hit = specifiers.get(specifier)
+  if (hit !== undefined) return hit
+  const parsed = parseSpecifierText(specifier)
+  if (specifiers.size >= SPECIFIER_CACHE_SIZE) specifiers.delete(specifiers.keys().next().value as string)
+  specifiers.set(specifier, parsed)
+  return parsed
+}
+
+function parseSpecifierText(specifier: string): Specifier {
   const normal = specifier.trim().replace(/\s+/g, ' ')
   if (normal.endsWith(':*')) return { kind: 'prefix', prefix: normal.slice(0, -2).trim() }
   if (normal.includes('*')) {
@@ -119,7 +141,12 @@ function lineMatches(spec: Specifier, line: string, openArgs: boolean): boolean 
  * normalised words (name and arguments after unwrapping, joined by single spaces).
  */
 export function matchesSpecifier(specifier: string, command: SimpleCommand): boolean {
-  return lineMatches(parseSpecifier(specifier), ruleCommand(command).line, command.openArgs)
+  return covers(specifier, ruleCommand(command))
+}
+
+/** `matchesSpecifier` for a command `commandsForRules` already prepared. */
+export function covers(specifier: string, rule: RuleCommand): boolean {
+  return lineMatches(parseSpecifier(specifier), rule.line, rule.command.openArgs)
 }
 
 /**
