@@ -39,6 +39,13 @@ export function failureOfEvent(event: ToolCallEvent, step: Step): Failure | null
   return 'failure' in event && event.failure !== undefined ? event.failure : null
 }
 
+/** Every call's context until a step assigns: frozen, so an assign can only ever copy it. */
+export const INITIAL_CONTEXT: ToolCallContext = Object.freeze({
+  failure: null,
+  interrupt: 'block',
+  steps: Object.freeze({ customValidation: false, preHooks: false, postHooks: false }),
+})
+
 const record = (step: Step) => ({ type: 'recordStep', params: { step } }) as const
 const failAt = (step: Step) => ({ type: 'assignFailure', params: { step } }) as const
 
@@ -101,15 +108,9 @@ export const toolCallMachine = setup({
 }).createMachine({
   id: 'toolCall',
   initial: 'parse',
-  context: ({ input }) => ({
-    turnId: input.turnId,
-    toolUseId: input.toolUseId,
-    index: input.index,
-    name: input.name,
-    failure: input.voided ?? null,
-    interrupt: 'block',
-    steps: { customValidation: false, preHooks: false, postHooks: false },
-  }),
+  // Static, not built from input: a context factory is resolved as an assign (one more snapshot
+  // per call). The call's ids are the kernel's (its environment for the call), not the chart's.
+  context: INITIAL_CONTEXT,
   states: {
     parse: {
       entry: 'parse',

@@ -18,20 +18,25 @@ export interface PermissionDecision {
   updatedInput?: unknown
 }
 
+/**
+ * What the kernel starts a call with. The machine keeps none of it in context (a context built
+ * from input costs a snapshot per call): the call's ids, its tool name and a voided call's failure
+ * live in the kernel's environment for the call, found by `callId` (the actor's id).
+ */
 export interface ToolCallInput {
   turnId: string
   toolUseId: string
   index: number
   name: string
-  /** Set when the scheduler voids a call before it starts (abort, a stop reason, a failed sibling). */
-  voided?: Failure
+  /** The kernel's key for the call's environment; also the actor's id. */
+  callId?: string
 }
 
+/**
+ * The machine's context: only what guards read. It starts as one frozen object shared by every
+ * call and is copied only where a step assigns (a failure, steps that differ from the common case).
+ */
 export interface ToolCallContext {
-  turnId: string
-  toolUseId: string
-  index: number
-  name: string
   failure: Failure | null
   interrupt: 'cancel' | 'block'
   /** What parse found out about the tool, so guards stay pure: which optional steps apply. */

@@ -22,7 +22,9 @@ export function decidesAtOnce(env: CallEnv, tool: Tool): boolean {
   if (loader !== undefined && (loader.outOfMode(tool.name) !== undefined || loader.isUnloaded(tool.name))) return false
   // A tool's own check is its code: it runs once, in the permission step, never to predict.
   if (tool.checkPermissions !== allowByDefault) return false
-  const checked = checkSchema(tool, env.rawInput)
+  // The turn already ran this tool's schema on this input (for its safety check): not twice.
+  const checked =
+    env.validated?.tool === tool ? { ok: true as const, input: env.validated.input } : checkSchema(tool, env.rawInput)
   if (!checked.ok || env.services.permissions.preview(tool, checked.input) !== 'allow') return false
   env.input = checked.input
   return true
@@ -36,6 +38,6 @@ export function decidesAtOnce(env: CallEnv, tool: Tool): boolean {
 export function runPermissionAtOnceStep(args: ResolvedStepArgs): void {
   const event = runPermissionStep(args)
   if (event?.type !== 'permission.done' || event.failure !== undefined || event.decision.behavior !== 'allow')
-    throw new Error(`tool call ${args.context.toolUseId}: permission did not allow at once as parse predicted`)
+    throw new Error(`tool call ${args.env.toolUseId}: permission did not allow at once as parse predicted`)
   args.env.decision = event.decision satisfies PermissionDecision
 }

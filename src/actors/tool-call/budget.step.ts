@@ -3,32 +3,32 @@ import { toolResultBlock } from '../../events/event.schema.js'
 import type { ToolCallEvent } from '../../machines/tool-call.types.js'
 import { claimBudget, previewOf, textOf } from '../turn/budget.js'
 import type { Tool } from '../../tools/tool.types.js'
-import { checkBlock } from './map.step.js'
+import { mapOutput } from './map.step.js'
 import { attempt, type CallEnv, type StepArgs } from './call-env.js'
 import { describeError } from '../../tools/result-text.js'
 
-export function runBudgetStep({ context, self, env }: StepArgs): ToolCallEvent | undefined {
+export function runBudgetStep({ self, env }: StepArgs): ToolCallEvent | undefined {
   if (env.mapped === undefined || !('block' in env.mapped)) return { type: 'budget.done' }
   const text = textOf(env.mapped.block)
   return attempt(
     self,
-    () => env.services.results.save({ turnId: context.turnId, toolUseId: context.toolUseId }, text),
+    () => env.services.results.save({ turnId: env.turnId, toolUseId: env.toolUseId }, text),
     (path) => {
       env.persisted = { path, chars: text.length }
-      keepPreview(env, context.toolUseId, path)
+      keepPreview(env, env.toolUseId, path)
       return { type: 'budget.done' }
     },
     (error) => {
-      keepPreview(env, context.toolUseId, undefined, describeError(error))
+      keepPreview(env, env.toolUseId, undefined, describeError(error))
       return { type: 'budget.done' }
     },
   )
 }
 
 /** The budget step interrupted before the save finished: keep a preview that says it was not saved. */
-export function abandonBudgetStep({ context, env }: StepArgs): void {
+export function abandonBudgetStep({ env }: StepArgs): void {
   if (env.persisted === undefined)
-    keepPreview(env, context.toolUseId, undefined, 'the turn was interrupted before it was saved')
+    keepPreview(env, env.toolUseId, undefined, 'the turn was interrupted before it was saved')
 }
 
 /** Replaces the oversize block with its preview, which is what the turn's message now carries. */
@@ -58,7 +58,7 @@ export function callDone(env: CallEnv, tool: Tool, toolUseId: string): ToolCallE
  */
 export function measureForBudget(env: CallEnv, tool: Tool, toolUseId: string): boolean {
   try {
-    const block = checkBlock(tool.mapToolResultToToolResultBlockParam(env.output, toolUseId))
+    const block = mapOutput(tool, env.output, toolUseId)
     env.mapped = { block }
     return claimBudget(env.budget, textOf(block).length, tool.maxResultSizeChars)
   } catch (error) {

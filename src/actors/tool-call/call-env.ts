@@ -4,7 +4,7 @@
  */
 import { enqueueActions, type AnyActorRef } from 'xstate'
 import type { ToolResultBlock } from '../../events/event.schema.js'
-import type { PermissionDecision, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
+import type { Failure, PermissionDecision, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { EventLog, ResultStore, ToolPorts } from '../../ports/index.js'
 import type { TurnBudget } from '../turn/budget.js'
 import type { ToolRegistry } from '../../tools/tool-registry.js'
@@ -32,6 +32,15 @@ export interface CallServices {
 
 export interface CallEnv {
   readonly services: CallServices
+  /** The call's ids and tool name: here, not in the machine's context (see ToolCallContext). */
+  readonly turnId: string
+  readonly toolUseId: string
+  readonly index: number
+  readonly name: string
+  /** Set when the scheduler voids the call before it starts; parse puts it into context. */
+  readonly voided: Failure | undefined
+  /** The tool and validated input the turn's safety check found (CallRequest.validated). */
+  readonly validated: { tool: Tool; input: unknown } | undefined
   readonly rawInput: unknown
   /** Set by stream intake when the input JSON did not parse. */
   readonly inputError: string | undefined
@@ -82,15 +91,15 @@ export interface ResolvedStepArgs extends StepArgs {
 }
 
 /** The tool parse resolved; a step after parse without one is a bug in the machine. */
-export function resolvedTool(env: CallEnv, context: ToolCallContext): Tool {
+export function resolvedTool(env: CallEnv): Tool {
   if (env.tool === undefined)
-    throw new Error(`tool call ${context.toolUseId}: a step after parse ran without a resolved tool`)
+    throw new Error(`tool call ${env.toolUseId}: a step after parse ran without a resolved tool`)
   return env.tool
 }
 
 /** A step that runs only after parse found the tool: it receives the tool, typed. */
 export function resolved<R>(step: (args: ResolvedStepArgs) => R): (args: StepArgs) => R {
-  return ({ context, self, env }) => step({ context, self, env, tool: resolvedTool(env, context) })
+  return ({ context, self, env }) => step({ context, self, env, tool: resolvedTool(env) })
 }
 
 /**
@@ -99,37 +108,39 @@ export function resolved<R>(step: (args: ResolvedStepArgs) => R): (args: StepArg
  * lookup goes by what the context already holds.
  */
 export class CallEnvs {
-  // By turn, then tool_use id: every step looks its call up, and a joined key would be a new
-  // string each time.
-  readonly #envs = new Map<string, Map<string, CallEnv>>()
+  // By the actor's id: actions find their call through `self.id`, the one guard that needs the
+  // environment through the init event's input (guards get no `self`).
+  readonly #envs = new Map<string, CallEnv>()
+  #next = 0
 
-  bind(turnId: string, toolUseId: string, env: CallEnv): () => void {
-    let calls = this.#envs.get(turnId)
-    if (calls === undefined) this.#envs.set(turnId, (calls = new Map()))
-    calls.set(toolUseId, env)
-    return () => {
-      calls.delete(toolUseId)
-      if (calls.size === 0 && this.#envs.get(turnId) === calls) this.#envs.delete(turnId)
-    }
+  /** Registers a call's environment under a fresh id, which the call's actor must take as its id. */
+  bind(env: CallEnv): { callId: string; unbind: () => void } {
+    const callId = `call-${++this.#next}`
+    this.#envs.set(callId, env)
+    return { callId, unbind: () => this.#envs.delete(callId) }
   }
 
-  of(context: ToolCallContext): CallEnv {
-    const env = this.#envs.get(context.turnId)?.get(context.toolUseId)
+  of(self: AnyActorRef): CallEnv {
+    return this.byId(self.id)
+  }
+
+  byId(callId: string | undefined): CallEnv {
+    const env = callId === undefined ? undefined : this.#envs.get(callId)
     if (env === undefined)
-      throw new Error(`no environment for tool call ${context.toolUseId} (start calls with startToolCall)`)
+      throw new Error(`no environment for tool call actor ${callId} (start calls with startToolCall)`)
     return env
   }
 
   /** Wraps a step so it receives its call's environment. */
   step<R>(step: (args: StepArgs) => R): (args: { context: ToolCallContext; self: AnyActorRef }) => R {
-    return ({ context, self }) => step({ context, self, env: this.of(context) })
+    return ({ context, self }) => step({ context, self, env: this.of(self) })
   }
 
   /** A step that may change the context: assigns only when it returns an update (assigns copy the snapshot). */
   assigning(step: (args: StepArgs) => Partial<ToolCallContext> | undefined) {
     return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(
       ({ context, self, enqueue }) => {
-        const update = step({ context, self, env: this.of(context) })
+        const update = step({ context, self, env: this.of(self) })
         if (update !== undefined) enqueue.assign(update)
       },
     )
@@ -139,7 +150,7 @@ export class CallEnvs {
   raising(step: (args: StepArgs) => ToolCallEvent | undefined) {
     return enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(
       ({ context, self, enqueue }) => {
-        const event = step({ context, self, env: this.of(context) })
+        const event = step({ context, self, env: this.of(self) })
         if (event !== undefined) enqueue.raise(event)
       },
     )

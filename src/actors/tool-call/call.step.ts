@@ -30,11 +30,11 @@ function fenceFailedText(name: string, error: unknown): string {
   return `${name} was not run: the event log could not store the call before it ran (${why}), and a tool runs only once its call is recorded. Start a new session over a working log.`
 }
 
-function startTool({ context, self, env, tool }: ResolvedStepArgs): void {
-  invokeTool(tool, env.input, toolContextOf(env, context.turnId, context.toolUseId)).then(
+function startTool({ self, env, tool }: ResolvedStepArgs): void {
+  invokeTool(tool, env.input, toolContextOf(env, env.turnId, env.toolUseId)).then(
     (output) => {
       env.output = output
-      sendIfActive(self, callDone(env, tool, context.toolUseId))
+      sendIfActive(self, callDone(env, tool, env.toolUseId))
     },
     (error: unknown) => {
       sendIfActive(self, {

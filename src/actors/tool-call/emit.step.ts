@@ -9,7 +9,7 @@ export function emitStep({ context, env }: StepArgs): void {
   const cancelled = failure !== null && (failure.code === 'cancelled' || failure.code === 'interrupted')
   const outcome = failure === null ? 'success' : cancelled ? 'cancelled' : 'error'
   if (env.block !== undefined) {
-    const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
+    const ids = { turnId: env.turnId, toolUseId: env.toolUseId }
     env.services.log.append({ type: 'tool.result', ...ids, outcome, block: env.block })
   }
   env.emitted = true

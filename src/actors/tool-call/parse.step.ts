@@ -12,15 +12,16 @@ import { decidesAtOnce } from './at-once.js'
  * that cancels on interrupt).
  */
 export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
+  if (env.voided !== undefined) return { failure: env.voided }
   if (context.failure !== null) return undefined
   const { registry, hooks } = env.services
-  const tool = registry.find(context.name)
+  const tool = registry.find(env.name)
   if (tool === undefined)
     return fail(
       'parse',
       'unknown_tool',
       // Only tools the model may use are suggested: a tool denied outright is never named.
-      text.unknownToolText(context.name, env.services.offeredTools),
+      text.unknownToolText(env.name, env.services.offeredTools),
     )
   if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
   env.tool = tool
@@ -30,8 +31,8 @@ export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> 
     return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
   const steps = {
     customValidation: tool.validateInput !== undefined,
-    preHooks: hooks.has('pre', tool, context.toolUseId),
-    postHooks: hooks.has('post', tool, context.toolUseId),
+    preHooks: hooks.has('pre', tool, env.toolUseId),
+    postHooks: hooks.has('post', tool, env.toolUseId),
   }
   if (!steps.customValidation && !steps.preHooks) env.atOnce = decidesAtOnce(env, tool)
   const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'

@@ -9,16 +9,10 @@ import { checkSchema } from './validate.step.js'
  * returned for the machine to raise at once; an asynchronous one (a prompt) is sent as
  * `permission.done` when it arrives.
  */
-export function runPermissionStep({ context, self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
+export function runPermissionStep({ self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
   return attempt(
     self,
-    () =>
-      env.services.permissions.decide(
-        tool,
-        env.input,
-        toolContextOf(env, context.turnId, context.toolUseId),
-        env.hookSay,
-      ),
+    () => env.services.permissions.decide(tool, env.input, toolContextOf(env, env.turnId, env.toolUseId), env.hookSay),
     (verdict) => {
       const decision: PermissionDecision = { behavior: verdict.behavior, source: verdict.source }
       if (verdict.reason !== undefined) decision.reason = verdict.reason

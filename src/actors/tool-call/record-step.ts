@@ -14,7 +14,7 @@ export function recordStep(
   { step }: { step: Step },
 ): void {
   const log = env.services.log
-  const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
+  const ids = { turnId: env.turnId, toolUseId: env.toolUseId }
   // Exit actions run before the transition's assigns: what the event brings is not in context yet.
   // Only the steps that wait for an event take their failure from it; later steps left in the
   // same macrostep (map, emit) still see that event and must not.
@@ -39,7 +39,7 @@ export function recordStep(
   switch (step) {
     case 'parse': {
       const { preHooks, postHooks } = context.steps
-      const parsed = { type: 'tool.parsed' as const, ...ids, tool: env.tool?.name ?? context.name }
+      const parsed = { type: 'tool.parsed' as const, ...ids, tool: env.tool?.name ?? env.name }
       log.append(preHooks || postHooks ? { ...parsed, hooks: { pre: preHooks, post: postHooks } } : parsed)
       return
     }
@@ -95,8 +95,8 @@ function hookedEvent(
 export function recordStart({ context, env }: StepArgs): void {
   env.services.log.append({
     type: 'tool.started',
-    turnId: context.turnId,
-    toolUseId: context.toolUseId,
+    turnId: env.turnId,
+    toolUseId: env.toolUseId,
     interrupt: context.interrupt,
   })
 }

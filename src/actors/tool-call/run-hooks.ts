@@ -14,8 +14,8 @@ export function runHooksStep(phase: 'pre' | 'post') {
   return ({ context, self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined => {
     const request: HookRequest = {
       phase,
-      turnId: context.turnId,
-      toolUseId: context.toolUseId,
+      turnId: env.turnId,
+      toolUseId: env.toolUseId,
       tool,
       input: env.input ?? env.rawInput,
     }

@@ -21,6 +21,7 @@ import type { TurnBudget } from '../turn/budget.js'
 import { recordStart, recordStep } from './record-step.js'
 import { runPermissionAtOnceStep } from './at-once.js'
 import { describeError } from '../../tools/result-text.js'
+import type { Tool } from '../../tools/tool.types.js'
 
 export interface CallRequest {
   turnId: string
@@ -34,6 +35,12 @@ export interface CallRequest {
   voided?: Failure
   /** The turn's message budget, shared by its calls. */
   budget: TurnBudget
+  /**
+   * The tool and its schema-validated input, as the turn's safety check found them: parse uses
+   * them to predict the short lane instead of running the schema again, if the name still finds
+   * the same tool.
+   */
+  validated?: { tool: Tool; input: unknown }
 }
 
 export interface CallOutcome {
@@ -82,12 +89,17 @@ export function provideToolCallMachine() {
       recordStep: ((
         { context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent },
         params: { step: Step },
-      ) => recordStep({ context, self, event, env: envs.of(context) }, params)) as never,
+      ) => recordStep({ context, self, event, env: envs.of(self) }, params)) as never,
       recordStart: envs.step(recordStart),
       runPermissionAtOnce: envs.step(resolved(runPermissionAtOnceStep)),
     },
     guards: {
-      decidedAtOnce: ({ context }: { context: ToolCallContext }) => envs.of(context).atOnce === true,
+      // Taken only in the initial macrostep (parse's `always`), whose event is the init event
+      // with the call's input: that names the environment, since guards get no `self`.
+      decidedAtOnce: ({ event }: { event: unknown }) => {
+        const init = event as { type: string; input?: ToolCallInput }
+        return init.type === 'xstate.init' && envs.byId(init.input?.callId).atOnce === true
+      },
     },
   })
   return { machine, envs }
@@ -101,15 +113,14 @@ export function startToolCall(
   services: CallServices,
   request: CallRequest,
 ): CallHandle {
-  const input: ToolCallInput = {
+  const env: CallEnv = {
+    services,
     turnId: request.turnId,
     toolUseId: request.toolUseId,
     index: request.index,
     name: request.name,
-  }
-  if (request.voided !== undefined) input.voided = request.voided
-  const env: CallEnv = {
-    services,
+    voided: request.voided,
+    validated: request.validated,
     rawInput: request.input,
     inputError: request.inputError,
     controller: undefined,
@@ -122,7 +133,14 @@ export function startToolCall(
     contexts: [],
     emitted: false,
   }
-  const unbind = envs.bind(request.turnId, request.toolUseId, env)
+  const { callId, unbind } = envs.bind(env)
+  const input: ToolCallInput = {
+    turnId: request.turnId,
+    toolUseId: request.toolUseId,
+    index: request.index,
+    name: request.name,
+    callId,
+  }
   // A bug in a step: still answer the tool_use, and say where it broke.
   const failInternally = (error: unknown): void => {
     if (!env.emitted) {
@@ -140,7 +158,7 @@ export function startToolCall(
   }
   let actor: ReturnType<typeof createActor<ProvidedToolCallMachine['machine']>>
   try {
-    actor = createActor(machine, { input })
+    actor = createActor(machine, { input, id: callId })
   } catch (error) {
     failInternally(error)
     return { onDone: (listener) => listener(NOT_FAILED), abort: () => {} }

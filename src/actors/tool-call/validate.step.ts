@@ -14,13 +14,13 @@ import { attempt, toolContextOf, type ResolvedStepArgs } from './call-env.js'
  * invalid one is told to load the tool first — and either way the tool is loaded (`tool.loaded`,
  * how: call), so the next request carries its schema.
  */
-export function validateSchemaStep({ context, env, tool }: ResolvedStepArgs): Partial<ToolCallContext> | undefined {
+export function validateSchemaStep({ env, tool }: ResolvedStepArgs): Partial<ToolCallContext> | undefined {
   const loader = env.services.registry.loader
   const mode = loader?.outOfMode(tool.name)
   if (mode !== undefined)
     return { failure: { step: 'validate', code: 'tool_disabled', message: outOfModeText(tool.name, mode) } }
   const unloaded = loader?.isUnloaded(tool.name) === true
-  if (unloaded) loader?.load(tool.name, { turnId: context.turnId, toolUseId: context.toolUseId })
+  if (unloaded) loader?.load(tool.name, { turnId: env.turnId, toolUseId: env.toolUseId })
   const checked = checkSchema(tool, env.rawInput)
   if (!checked.ok) {
     if (!unloaded) return { failure: checked.failure }
@@ -50,7 +50,7 @@ export function checkSchema(
   }
 }
 
-export function runValidateInputStep({ context, self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
+export function runValidateInputStep({ self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
   const reject = (message: string): ToolCallEvent => ({
     type: 'validateInput.done',
     failure: {
@@ -62,15 +62,13 @@ export function runValidateInputStep({ context, self, env, tool }: ResolvedStepA
   return attempt(
     self,
     () =>
-      tool.validateInput?.(env.input, toolContextOf(env, context.turnId, context.toolUseId)) ?? {
+      tool.validateInput?.(env.input, toolContextOf(env, env.turnId, env.toolUseId)) ?? {
         result: true as const,
       },
     (answer) =>
       answer.result
         ? { type: 'validateInput.done' }
-        : reject(
-            loadedByThisCall(env, context) ? `${answer.message}\n\n${unloadedToolText(tool.name)}` : answer.message,
-          ),
+        : reject(loadedByThisCall(env) ? `${answer.message}\n\n${unloadedToolText(tool.name)}` : answer.message),
     (error) => reject(`its validator failed (${text.describeError(error)})`),
   )
 }
@@ -80,12 +78,12 @@ export function runValidateInputStep({ context, self, env, tool }: ResolvedStepA
  * `validateInput` rejection then gets the same `select:` hint as a schema failure. The log says
  * so; read only on a rejection, back to this turn's start.
  */
-function loadedByThisCall(env: ResolvedStepArgs['env'], context: ResolvedStepArgs['context']): boolean {
+function loadedByThisCall(env: ResolvedStepArgs['env']): boolean {
   const events = env.services.log.read()
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]
-    if (e === undefined || e.turnId !== context.turnId) continue
-    if (e.type === 'tool.loaded' && e.how === 'call' && e.loadedBy === context.toolUseId) return true
+    if (e === undefined || e.turnId !== env.turnId) continue
+    if (e.type === 'tool.loaded' && e.how === 'call' && e.loadedBy === env.toolUseId) return true
     if (e.type === 'turn.started') return false
   }
   return false

@@ -129,7 +129,8 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       config.earlyStart === 'all' ||
       (config.earlyStart === 'safe' && safe && (preview === 'allow' || preview === 'deny'))
     const cascades = classified.tool?.cascadesOnFailure === true
-    control.next({ type: 'call', call: scheduledCall(deps, budget, use, { safe, early, cascades }) })
+    const validated = classified.tool === undefined ? undefined : { tool: classified.tool, input: classified.input }
+    control.next({ type: 'call', call: scheduledCall(deps, budget, use, { safe, early, cascades }, validated) })
   }
 
   const sink: IntakeSink = { toolUse: add, end: (stopReason, detail) => finish(stopReason, detail) }
@@ -258,10 +259,12 @@ function scheduledCall(
   budget: TurnBudget,
   use: IncomingToolUse,
   flags: { safe: boolean; early: boolean; cascades: boolean },
+  validated: CallRequest['validated'],
 ): ScheduledCall {
   const { turnId, log, services } = deps
   const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
   if (use.inputError !== undefined) request.inputError = use.inputError
+  if (validated !== undefined) request.validated = validated
   return {
     toolUseId: use.id,
     name: use.name,

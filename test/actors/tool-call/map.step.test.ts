@@ -20,20 +20,25 @@ const tool = (mapper?: (output: unknown, id: string) => ToolResultBlock): Tool =
   })
 
 const context = (failure: Failure | null = null): ToolCallContext => ({
-  turnId: 'T',
-  toolUseId: 'tu_1',
-  index: 0,
-  name: 'Fetch',
   failure,
   interrupt: 'cancel',
   steps: { customValidation: false, preHooks: false, postHooks: false },
 })
 
-type Fields = Pick<CallEnv, 'contexts' | 'partial' | 'partialCut'> &
+type Fields = Pick<CallEnv, 'contexts' | 'partial' | 'partialCut' | 'turnId' | 'toolUseId' | 'index' | 'name'> &
   Partial<Pick<CallEnv, 'tool' | 'output' | 'mapped'>>
 /** Only what the map step reads; the rest of a call's environment never reaches it. */
 const env = (fields: Partial<Fields> = {}): CallEnv =>
-  ({ contexts: [], partial: '', partialCut: false, ...fields }) as Fields as CallEnv
+  ({
+    turnId: 'T',
+    toolUseId: 'tu_1',
+    index: 0,
+    name: 'Fetch',
+    contexts: [],
+    partial: '',
+    partialCut: false,
+    ...fields,
+  }) as Fields as CallEnv
 
 const self = {} as AnyActorRef
 function map(ctx: ToolCallContext, callEnv: CallEnv) {
@@ -168,13 +173,13 @@ describe('mapResultStep: a call that ended early', () => {
 
   it("cancelled: says it never ran and why, naming the resolved tool (or the model's name without one)", () => {
     // The model called it by an alias: the text names the tool parse resolved.
-    const byAlias = { ...context(failure('cancelled', 'the user interrupted the turn')), name: 'Get' }
-    const withTool = map(byAlias, env({ tool: tool() })).block
+    const byAlias = context(failure('cancelled', 'the user interrupted the turn'))
+    const withTool = map(byAlias, env({ tool: tool(), name: 'Get' })).block
     expect(withTool?.content).toBe(
       'Fetch was cancelled before it ran: the user interrupted the turn. It had no effect; call it again if it is still needed.',
     )
-    const ctx = { ...context(failure('cancelled', 'stop')), name: 'Fetchh' }
-    expect(map(ctx, env()).block?.content).toMatch(/^Fetchh was cancelled before it ran: stop\./)
+    const ctx = context(failure('cancelled', 'stop'))
+    expect(map(ctx, env({ name: 'Fetchh' })).block?.content).toMatch(/^Fetchh was cancelled before it ran: stop\./)
   })
 
   it('interrupted: says it may have had effects, with the partial output, marked when its head was cut', () => {

@@ -63,6 +63,10 @@ function harness(answer: (request: HookRequest) => Promise<HookOutcome>, failure
   }
   const env = {
     services: { hooks } as Partial<CallServices> as CallServices,
+    turnId: 'T',
+    toolUseId: 'tu',
+    index: 0,
+    name: 'Edit',
     rawInput: { path: '/raw' },
     input: { path: '/parsed' },
     output: 'the output',
@@ -72,10 +76,6 @@ function harness(answer: (request: HookRequest) => Promise<HookOutcome>, failure
     block: { type: 'tool_result', tool_use_id: 'tu', content: 'result' },
   } as Partial<CallEnv> as CallEnv
   const context: ToolCallContext = {
-    turnId: 'T',
-    toolUseId: 'tu',
-    index: 0,
-    name: 'Edit',
     failure,
     interrupt: 'block',
     steps: { customValidation: false, preHooks: true, postHooks: true },

@@ -89,6 +89,26 @@ describe('the short lanes log and answer exactly as the long way round', () => {
   })
 })
 
+describe('the short lane does not repeat what the turn already did', () => {
+  it("runs the tool's schema once per call: the turn's safety check already validated the input", async () => {
+    let runs = 0
+    const Counted = buildTool({
+      name: 'Counted',
+      description: () => 'Counts its validations.',
+      inputSchema: z.strictObject({ text: z.string().refine(() => ++runs > 0) }),
+      isConcurrencySafe: () => true,
+      call: async () => 'ok',
+    })
+    const kernel = createKernel({ tools: [Counted] })
+    const turn = await kernel.runTurn({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'a', name: 'Counted', input: { text: 'x' } }],
+    })
+    expect(JSON.stringify(turn.message)).toContain('"content":"ok"')
+    expect(runs).toBe(1)
+  })
+})
+
 describe('the machine: a short lane runs the same actions as the long way', () => {
   function trail(atOnce: boolean, mapped: boolean) {
     const seen: string[] = []
