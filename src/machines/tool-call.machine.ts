@@ -99,10 +99,12 @@ export const toolCallMachine = setup({
     hasCustomValidation: ({ context }) => context.steps.customValidation,
     hasPreHooks: ({ context }) => context.steps.preHooks,
     // Post-hooks follow a call that ran (PostToolUse) or failed while running (PostToolUseFailure),
-    // not one that never started.
+    // not one that never started (cancelled at call: interrupted or refused at its fence).
     hasPostHooks: ({ context }) =>
       context.steps.postHooks &&
-      (context.failure === null || context.failure.step === 'call' || context.failure.step === 'map'),
+      (context.failure === null ||
+        (context.failure.step === 'call' && context.failure.code !== 'cancelled') ||
+        context.failure.step === 'map'),
     overBudget: ({ event }) => event.type === 'call.done' && event.overBudget,
   },
 }).createMachine({

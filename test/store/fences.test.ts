@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createJsonlLog } from '../../src/adapters/jsonl-log.store.js'
 import { createMemoryEventStore } from '../../src/adapters/memory-event.store.js'
-import { Bash, buildTool, createKernel, projectMessages } from '../../src/index.js'
+import { Bash, buildTool, createKernel, createMemoryLog, projectMessages } from '../../src/index.js'
 import type { EventStore } from '../../src/ports/event-store.port.js'
 import { assistant, Echo, fixedClock } from '../helpers.js'
 
@@ -201,5 +201,41 @@ describe('durability fences', () => {
     const stored = (await store.read('s-lost-answer')).map((e) => e.event)
     expect(stored).toEqual(kernel.log.read())
     await kernel.close()
+  })
+})
+
+describe('an abort while the write-ahead fence is pending', () => {
+  it('a block tool that has not started yet is not started: cancelled, no post-hook for it', async () => {
+    let release: () => void = () => {}
+    const log = createMemoryLog()
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const fenced = Object.assign(log, { fence: () => gate })
+    let ran = 0
+    let postHooks = 0
+    const Writes = buildTool({
+      name: 'Writes',
+      description: () => 'Has a side effect.',
+      inputSchema: z.object({}),
+      call: async () => {
+        ran++
+        return 'done'
+      },
+    })
+    const hook = { type: 'function' as const, fn: () => void postHooks++ }
+    const kernel = createKernel({
+      tools: [Writes],
+      log: fenced,
+      hooks: { PostToolUse: [{ hooks: [hook] }], PostToolUseFailure: [{ hooks: [hook] }] },
+    })
+    const controller = new AbortController()
+    const turn = kernel.runTurn(assistant(['w', 'Writes', {}]), { signal: controller.signal })
+    // The call waits at its fence; the user interrupts; then the log catches up.
+    while (!log.read().some((e) => e.type === 'tool.started')) await new Promise((r) => setImmediate(r))
+    controller.abort('user pressed Esc')
+    release()
+    const { message } = await turn
+    expect(ran).toBe(0)
+    expect(postHooks).toBe(0)
+    expect(String(message.content[0]?.content)).toMatch(/Writes was cancelled before it ran/)
   })
 })

@@ -71,6 +71,8 @@ export interface CallEnv {
   persisted?: { path: string; chars: number }
   block?: ToolResultBlock
   emitted: boolean
+  /** An interruption that came while the call waited to start (its write-ahead fence): it never starts. */
+  abortRequested?: string
   toolContext?: ToolContext
   /** Parse predicted that validate and permission pass at once (the machine's short lane). */
   atOnce?: boolean

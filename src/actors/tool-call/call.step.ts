@@ -15,7 +15,11 @@ export function runCallStep(args: ResolvedStepArgs): void {
   log.fence().then(
     () => {
       const snapshot = args.self.getSnapshot() as { status: string; matches(state: string): boolean }
-      if (snapshot.status === 'active' && snapshot.matches('call')) startTool(args)
+      if (snapshot.status !== 'active' || !snapshot.matches('call')) return
+      // Interrupted while it waited for the fence: even a 'block' tool has not started, so it never does.
+      const reason = args.env.abortRequested
+      if (reason === undefined) return startTool(args)
+      sendIfActive(args.self, { type: 'call.failed', failure: { step: 'call', code: 'cancelled', message: reason } })
     },
     (error: unknown) =>
       sendIfActive(args.self, {

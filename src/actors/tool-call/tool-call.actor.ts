@@ -179,6 +179,7 @@ export function startToolCall(
   return {
     onDone: done.onDone,
     abort: (reason: string, force = false) => {
+      env.abortRequested ??= reason
       if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force })
     },
   }
