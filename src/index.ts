@@ -50,8 +50,9 @@ export {
   type OpenAIResponsesToolSearch,
 } from './tools/to-api-format.js'
 export { TOOL_SEARCH_NAME, type ToolSearchOutput } from './tools/builtin/tool-search.tool.js'
-export { assemblePool, poolSnapshot, type Pool, type PoolInput, type PoolSnapshot } from './tools/pool/assemble-pool.js'
-export { loadedFromLog, referencedFromLog, poolHistory } from './tools/pool/pool-log.js'
+export type { PoolSnapshot } from './tools/pool/assemble-pool.js'
+// The loaded set as the log records it (what resume and replay rebuild).
+export { loadedFromLog } from './tools/pool/pool-log.js'
 export { searchTools, DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, type SearchAnswer } from './tools/pool/search.js'
 export type { DeferralOptions, ThresholdOutcome } from './tools/pool/threshold.js'
 export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic } from './ports/tool-source.port.js'

@@ -7,6 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { JsonSchemaObject } from '../tools/tool.types.js'
+import { article, typeName as namedType, valueAt } from '../tools/input-errors.js'
 
 /** The property a wrapped schema puts the server's own input under. */
 export const WRAPPED_PROPERTY = 'input'
@@ -203,22 +204,6 @@ function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~')
 }
 
-function valueAt(input: unknown, path: readonly string[]): unknown {
-  let current: unknown = input
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined
-    current = (current as Record<string, unknown>)[key]
-  }
-  return current
-}
-
 function typeName(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return article(typeof value)
-}
-
-function article(word: string): string {
-  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`
+  return value === undefined ? 'nothing' : namedType(value)
 }

@@ -32,7 +32,8 @@ function describeIssue(issue: Issue, input: unknown): string {
   }
 }
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at `path` inside `input`, or undefined where the path leaves the objects. */
+export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = input
   for (const key of path) {
     if (current === null || typeof current !== 'object') return undefined
@@ -41,13 +42,15 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return current
 }
 
-function typeName(value: unknown): string {
+/** How an error names a value's type to the model: `null`, `an array`, `a string` … */
+export function typeName(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   return article(typeof value)
 }
 
-function article(word: string): string {
+/** `a word` or `an word`. */
+export function article(word: string): string {
   return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`
 }
 

@@ -60,7 +60,6 @@ const problem =
     ? undefined
     : found
 if (problem !== undefined) console.warn(`consumers: skipped — ${problem}`)
-const hasAiSdkExport = pkg.exports['./ai-sdk'] !== undefined
 const requireCondition = typeof pkg.exports['.'] === 'object' && pkg.exports['.'].require !== undefined
 
 let work: string
@@ -93,8 +92,6 @@ function install(name: string): string {
     if (entry.startsWith('.') || entry === 'toolkernel') continue
     symlinkSync(join(ROOT, 'node_modules', entry), join(modules, entry))
   }
-  // The AI SDK consumer file needs the ./ai-sdk export; until package.json has it, leave it out.
-  if (!hasAiSdkExport) rmSync(join(dir, 'ai-sdk.ts'), { force: true })
   return dir
 }
 
@@ -130,7 +127,7 @@ describe.skipIf(problem !== undefined)('consumer projects against the packed tar
     }
   })
 
-  it.skipIf(!hasAiSdkExport)('package.json exports ./ai-sdk (types + import)', () => {
+  it('package.json exports ./ai-sdk (types + import)', () => {
     expect(pkg.exports['./ai-sdk']).toMatchObject({
       types: './dist/ai-sdk/index.d.ts',
       import: './dist/ai-sdk/index.js',

@@ -3,7 +3,7 @@
  * order) and what each turn was offered (`pool.assembled`). Pure, events in: resume, replay and
  * recovery rebuild the loaded set from the log alone, so no side store can disagree with it.
  */
-import type { EventOf, KernelEvent } from '../../events/event.schema.js'
+import type { KernelEvent } from '../../events/event.schema.js'
 
 /**
  * The loaded tools, first load first (a tool loaded twice keeps its first place, so formats that
@@ -27,11 +27,4 @@ export function referencedFromLog(events: Iterable<KernelEvent>): string[] {
   for (const event of events)
     if (event.type === 'tool.loaded' && !first.has(event.name)) first.set(event.name, event.how)
   return [...first].filter(([, how]) => how === 'search' || how === 'select').map(([name]) => name)
-}
-
-/** Each turn's `pool.assembled`, in log order: what the model saw, turn by turn. */
-export function poolHistory(events: Iterable<KernelEvent>): Array<EventOf<'pool.assembled'>> {
-  const history: Array<EventOf<'pool.assembled'>> = []
-  for (const event of events) if (event.type === 'pool.assembled') history.push(event)
-  return history
 }
