@@ -318,8 +318,7 @@ function recordedHooks(now: Current, record: (event: KernelEventInput) => void):
       const closedAt = recorded?.hookedEvents[request.phase]?.seq ?? Infinity
       for (const event of recorded?.hookEvents[request.phase] ?? []) {
         if (event.seq > closedAt) continue
-        const { v: _v, seq: _seq, at: _at, ...input } = event
-        record(input)
+        record(withoutEnvelope(event))
       }
       const results = recorded?.hooks[request.phase] ?? []
       const step = recorded?.hookedEvents[request.phase]
@@ -392,8 +391,7 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
     if (event.type === 'turn.recovered') break
     if (lateHookEvent(event, recording)) {
       // An outside answer like any other: the hook finished, after its step had moved on.
-      const { v: _v, seq: _seq, at: _at, ...input } = event
-      kernel.log.append(input)
+      kernel.log.append(withoutEnvelope(event))
       await settle()
       continue
     }
@@ -499,9 +497,15 @@ function recordedPart(turn: KernelEvent[]): KernelEvent[] {
   return cut < 0 ? turn : turn.slice(0, cut)
 }
 
+/** A recorded event as an append takes it: its envelope (version, position, time) is the log's. */
+function withoutEnvelope(event: KernelEvent): KernelEventInput {
+  const { v: _v, seq: _seq, at: _at, ...input } = event
+  return input as KernelEventInput
+}
+
 /** Events as the engine decides them: without the envelope, keys in a canonical order. */
 function normal(event: KernelEvent | KernelEventInput): string {
-  const { v: _v, seq: _seq, at: _at, ...rest } = event as KernelEvent
+  const rest = withoutEnvelope(event as KernelEvent)
   // The configuration a turn ran with is an input, not a decision: a changed rule shows where it changes one.
   if (rest.type === 'turn.started') {
     delete (rest as { permissions?: unknown }).permissions

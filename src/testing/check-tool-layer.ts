@@ -14,6 +14,7 @@ import type { TurnResult } from '../actors/turn/turn.types.js'
 import { recover } from '../replay/recovery.js'
 import { replay } from '../replay/replay.js'
 import type { Tool } from '../tools/tool.types.js'
+import { guarded } from '../util/guarded.js'
 import { instrumentHooks, instrumentTools, type Fault, type Probe, type ProbedHook } from './instrumented-tools.js'
 import {
   anthropicStreams,
@@ -187,7 +188,9 @@ interface Executed {
 
 async function execute(config: ToolLayerConfig, run: Run, options: CheckToolLayerOptions): Promise<Executed | string> {
   const uses = toolUsesOf(run.message)
-  const cancels = new Set(config.tools.filter((t) => interruptible(t)).map((t) => t.name))
+  const cancels = new Set(
+    config.tools.filter((t) => guarded(() => t.interruptBehavior() === 'cancel', false)).map((t) => t.name),
+  )
   // A hang ends only by an abort, and only a 'cancel' tool is told of one: 'block' tools do not hang.
   const faultAt = (i: number, name: string): Fault => {
     const fault = run.faults[i] ?? 'none'
@@ -225,14 +228,6 @@ async function execute(config: ToolLayerConfig, run: Run, options: CheckToolLaye
   const unsettled = await settled(probe, hookRuns, settle)
   if (unsettled !== undefined) return unsettled
   return { result, events: log.read(), probe }
-}
-
-function interruptible(tool: Tool): boolean {
-  try {
-    return tool.interruptBehavior() === 'cancel'
-  } catch {
-    return false
-  }
 }
 
 function startTurn(kernel: ReturnType<typeof createKernel>, run: Run, signal: AbortSignal): Promise<TurnResult> {

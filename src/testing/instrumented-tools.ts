@@ -5,6 +5,7 @@
  */
 import type { HooksConfig } from '../hooks/config.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
+import { guarded } from '../util/guarded.js'
 
 /** What `checkToolLayer` does instead of (or around) one call of the app's tool. */
 export type Fault = 'none' | 'throw' | 'hang' | 'huge'
@@ -34,14 +35,6 @@ export interface Probe {
 
 const HUGE_OUTPUT_CHARS = 400_000
 
-function claim(run: () => boolean): boolean {
-  try {
-    return run() === true
-  } catch {
-    return false
-  }
-}
-
 /**
  * Wraps `tools` so every call goes through the probe. `faultOf` decides, per call, what happens
  * instead of the tool's own call (its id → a fault; 'none' runs the real tool).
@@ -60,9 +53,9 @@ export function instrumentTools(
         toolUseId: context.toolUseId,
         name: tool.name,
         input,
-        safe: claim(() => tool.isConcurrencySafe(input)),
+        safe: guarded(() => tool.isConcurrencySafe(input) === true, false),
         fault: faultOf(context.toolUseId),
-        interruptBehavior: claim(() => tool.interruptBehavior() === 'cancel') ? 'cancel' : 'block',
+        interruptBehavior: guarded(() => tool.interruptBehavior() === 'cancel', false) ? 'cancel' : 'block',
         aborted: false,
         settled: false,
       }
