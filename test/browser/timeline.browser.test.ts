@@ -250,6 +250,8 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
     const { page } = await open(demo, 'detail')
     await clickCall(page, 'toolu_write')
     await waitForText(page, '#detail h2', 'Writer · toolu_write')
+    // The rows are redrawn on the next frame: wait for the selected one before reading them.
+    await page.waitForSelector('.row.selected[data-call="toolu_write"]')
     expect(await page.$$eval('.row.selected', (rows) => rows.map((r) => r.getAttribute('data-call')))).toEqual([
       'toolu_write',
     ])
