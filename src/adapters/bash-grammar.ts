@@ -6,8 +6,7 @@
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { Language, Parser } from 'web-tree-sitter'
-import type { Tree, TreeCursor } from 'web-tree-sitter'
+import type { Parser, Tree, TreeCursor } from 'web-tree-sitter'
 import { installBashParser } from '../permissions/shell/installed.js'
 import type { BashParser, ShellNode, ShellTree } from '../permissions/shell/shell.types.js'
 
@@ -44,6 +43,8 @@ export function bashGrammarIfLoaded(): BashParser | undefined {
 }
 
 async function load(): Promise<BashParser> {
+  // Imported here, not at the top: an app that never runs a shell command never loads it (start-up).
+  const { Language, Parser } = await import('web-tree-sitter')
   await Parser.init()
   const language = await Language.load(wasmPath())
   const parser = new Parser()

@@ -5,7 +5,7 @@
  * Either way the root must be a directory or a regular file: a FIFO or a device is refused before
  * anything opens it, and every search has a time limit and stops when the call is aborted.
  */
-import ignore, { type Ignore } from 'ignore'
+import { ignoreRules, type Ignore } from '../util/ignore-rules.js'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { GlobOptions } from 'tinyglobby'
@@ -33,7 +33,7 @@ async function gitignores(root: string): Promise<Array<{ dir: string; rules: Ign
   return Promise.all(
     files.map(async (file) => ({
       dir: dirname(file) === '.' ? '' : dirname(file),
-      rules: ignore().add(await readFile(join(root, file), 'utf8')),
+      rules: ignoreRules().add(await readFile(join(root, file), 'utf8')),
     })),
   )
 }

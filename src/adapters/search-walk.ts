@@ -6,7 +6,7 @@
  * so nothing here ever opens one. A `glob` is matched the way `rg --glob` matches: gitignore-style,
  * against the file's path, and it wins over the ignore files.
  */
-import ignore, { type Ignore } from 'ignore'
+import { ignoreRules, type Ignore } from '../util/ignore-rules.js'
 import type { Dirent } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
@@ -184,7 +184,7 @@ async function rulesFrom(dir: string, names: string[]): Promise<Rules[]> {
   const texts = await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8').catch(() => '')))
   if (texts.every((t) => t === '')) return []
   // One add per file: an array element is taken as a single pattern, not split into lines.
-  return [{ base: dir === '/' ? '' : dir, rules: texts.reduce((rules, text) => rules.add(text), ignore()) }]
+  return [{ base: dir === '/' ? '' : dir, rules: texts.reduce((rules, text) => rules.add(text), ignoreRules()) }]
 }
 
 /**

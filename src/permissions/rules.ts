@@ -4,7 +4,7 @@
  * match the simple commands the shell analysis finds (src/permissions/shell); path specifiers
  * match the tool's `getPath` gitignore-style.
  */
-import ignore from 'ignore'
+import { ignoreRules } from '../util/ignore-rules.js'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { homedir } from 'node:os'
 
@@ -76,5 +76,6 @@ export function matchesPath(specifier: string, path: string, cwd: string): boole
     pattern = pattern.slice(2)
   }
   const rel = insideOf(base, isAbsolute(path) ? path : resolve(cwd, path))
-  return rel !== undefined && rel !== '' && ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(pattern).ignores(rel)
+  // A fresh rule set per match: `ignore` caches every path it has tested, so a long-lived one would grow.
+  return rel !== undefined && rel !== '' && ignoreRules({ ignorecase: CASE_INSENSITIVE_FS }).add(pattern).ignores(rel)
 }
