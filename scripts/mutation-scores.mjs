@@ -1,19 +1,33 @@
-// Folds StrykerJS's JSON report into a score per folder (killed + timeout over all but ignored
-// and no-coverage-excluded) and prints the table docs/quality.md keeps (`npm run mutation`).
-import { readFileSync } from 'node:fs'
+// Folds StrykerJS's JSON reports (reports/mutation/*.json, one per run of scripts/mutation.mjs)
+// into a score per folder and prints the table docs/quality.md keeps. Where two reports cover the
+// same source file, the newer one counts. Score = (killed + timeout) over killed, timeout,
+// survived and no coverage (compile errors and ignored mutants are not counted).
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 
-const report = JSON.parse(readFileSync(new URL('../reports/mutation/mutation.json', import.meta.url), 'utf8'))
+const dir = new URL('../reports/mutation/', import.meta.url)
+const reports = readdirSync(dir)
+  .filter((name) => name.endsWith('.json'))
+  .map((name) => ({ path: new URL(name, dir), mtime: statSync(new URL(name, dir)).mtimeMs }))
+  .sort((a, b) => a.mtime - b.mtime)
+if (reports.length === 0) {
+  console.error('no report under reports/mutation/: run `npm run mutation` first')
+  process.exit(1)
+}
+const byFile = new Map()
+for (const { path } of reports) {
+  const report = JSON.parse(readFileSync(path, 'utf8'))
+  for (const [file, { mutants }] of Object.entries(report.files)) byFile.set(file.replace(/^.*?src\//, 'src/'), mutants)
+}
 const folders = new Map()
-for (const [file, { mutants }] of Object.entries(report.files)) {
-  const parts = file.replace(/^.*?src\//, 'src/').split('/')
+for (const [file, mutants] of byFile) {
+  const parts = file.split('/')
   const folder = parts.slice(0, parts[1] === 'actors' ? 3 : 2).join('/')
-  const tally = folders.get(folder) ?? { killed: 0, survived: 0, noCoverage: 0, timeout: 0, other: 0 }
+  const tally = folders.get(folder) ?? { killed: 0, survived: 0, noCoverage: 0, timeout: 0 }
   for (const m of mutants) {
     if (m.status === 'Killed') tally.killed++
     else if (m.status === 'Timeout') tally.timeout++
     else if (m.status === 'Survived') tally.survived++
     else if (m.status === 'NoCoverage') tally.noCoverage++
-    else tally.other++
   }
   folders.set(folder, tally)
 }
