@@ -21,7 +21,7 @@ import { median } from './measure.mjs'
 const dist = process.env.TOOLKERNEL_DIST ?? new URL('../dist', import.meta.url).pathname
 const load = (path) => import(pathToFileURL(join(dist, path)).href)
 const { Bash, createKernel, createMemoryLog } = await load('index.js')
-const { createProcessRunner } = await load('adapters/process-runner.js')
+const { createProcessRunner } = await load('index.js')
 
 const N = Number(process.env.BENCH_N ?? 200)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)

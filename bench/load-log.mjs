@@ -20,7 +20,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const load = (path) => import(pathToFileURL(join(DIST, path)).href)
 const { buildTool, createKernel, createJsonlLog } = await load('index.js')
-const { loadLog } = await load('cli/load-log.js')
+const { loadLog } = await load('internal.js')
 
 const Noop = buildTool({
   name: 'Noop',

@@ -9,8 +9,7 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { z } from 'zod'
 import { buildTool, createKernel } from '../dist/index.js'
-import { Bm25Index } from '../dist/tools/pool/bm25.js'
-import { searchDocument, searchTools } from '../dist/tools/pool/search.js'
+import { Bm25Index, searchDocument, searchTools } from '../dist/internal.js'
 
 const OUT = process.env.BENCH_POOL_OUT ?? '/work/tmp/bench-pool.md'
 const VERBS = ['create', 'list', 'get', 'update', 'delete', 'search', 'send', 'archive', 'merge', 'export']

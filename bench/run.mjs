@@ -9,7 +9,7 @@ import os from 'node:os'
 import { createActor, enqueueActions, setup } from 'xstate'
 import { z } from 'zod'
 import { buildTool, createKernel, createMemoryLog } from '../dist/index.js'
-import { toolCallMachine } from '../dist/machines/tool-call.machine.js'
+import { toolCallMachine } from '../dist/internal.js'
 import { compare, median } from './measure.mjs'
 import { measureStreaming } from './streaming.mjs'
 

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url'
 import { median } from './measure.mjs'
 
 const dist = process.env.TOOLKERNEL_DIST ?? new URL('../dist', import.meta.url).pathname
-const { createFileSearch } = await import(pathToFileURL(join(dist, 'adapters/file-search.js')).href)
+const { createFileSearch } = await import(pathToFileURL(join(dist, 'internal.js')).href)
 
 const FILES = Number(process.env.BENCH_FILES ?? 2000)
 const BYTES_PER_FILE = Number(process.env.BENCH_FILE_BYTES ?? 15_000)

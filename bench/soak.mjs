@@ -19,7 +19,7 @@ import {
   recover,
   systemClock,
 } from '../dist/index.js'
-import { createFileSearch } from '../dist/adapters/file-search.js'
+import { createFileSearch } from '../dist/internal.js'
 
 const TURNS = Number(process.env.SOAK_TURNS ?? 10_000)
 const dir = mkdtempSync(join(tmpdir(), 'toolkernel-soak-'))

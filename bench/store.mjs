@@ -18,8 +18,7 @@ import {
   createMemoryEventStore,
   createMemoryLog,
 } from '../dist/index.js'
-import { StampingLog } from '../dist/adapters/memory-log.store.js'
-import { toJsonLine } from '../dist/events/jsonl.js'
+import { StampingLog, toJsonLine } from '../dist/internal.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
 import { median } from './measure.mjs'
 
