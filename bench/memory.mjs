@@ -4,11 +4,13 @@
  * every tenth of them a full GC and `heapUsed`; the slope of heap over calls (least squares) is what
  * each finished call leaves behind, and the checkpoints show whether it stays flat.
  *
- * Two logs: one that keeps nothing of finished turns (it stamps and publishes each event and
- * holds only the turn in progress), so the figure is the kernel's own retention; and the default in-memory log, whose slope is the log's
- * growth — what a long session on the default log costs.
+ * Three logs: one that keeps nothing of finished turns (it stamps and publishes each event and
+ * holds only the turn in progress), so the figure is the kernel's own retention; the default
+ * in-memory log, whose slope is the log's growth — what a long session on the default log costs;
+ * and the default log with `retainTurns`, which must be as flat as the first.
  *
- * BENCH_CALLS (default 100 000).
+ * BENCH_CALLS (default 100 000), BENCH_RETAIN_TURNS (default 100), BENCH_WINDOW_TURNS (default 1000: the
+ * last line, the heap the window holds per retained turn).
  */
 import os from 'node:os'
 import { join } from 'node:path'
@@ -24,10 +26,12 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 100_000)
 const K = 10
 const CHECKPOINTS = 10
 
+const RETAIN = Number(process.env.BENCH_RETAIN_TURNS ?? 100)
+
 /**
  * An event log that keeps nothing of finished turns: it stamps and publishes each event and holds
- * only the turn in progress, which the turn reads back for its result (by seq, as an index into
- * `read()`: the array is sparse, so the dropped turns cost nothing).
+ * only the turn in progress, which the turn reads back for its result (by seq: `read()` is the
+ * retained suffix, whose first seq need not be 0).
  */
 function forgetfulLog() {
   const subject = new Subject()
@@ -37,7 +41,7 @@ function forgetfulLog() {
     append(input) {
       const event = { v: 1, seq: seq++, at: Date.now(), ...input }
       if (event.type === 'turn.started') events = []
-      events[event.seq] = event
+      events.push(event)
       subject.next(event)
       return event
     },
@@ -95,9 +99,34 @@ async function measure(name, log) {
 const rows = [
   await measure('log that keeps nothing', forgetfulLog()),
   await measure('default memory log', createMemoryLog()),
+  await measure(`default memory log, retainTurns ${RETAIN}`, createMemoryLog(undefined, { retainTurns: RETAIN })),
 ]
 console.log(`${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${CALLS} calls, K = ${K}`)
 console.log('| log | retained B per finished call (slope) | heap growth, whole run | B per call, each tenth |')
 console.log('|---|---|---|---|')
 for (const r of rows)
   console.log(`| ${r.name} | ${r.perCall.toFixed(0)} | ${(r.total / 1e6).toFixed(1)} MB | ${r.steps.join(' ')} |`)
+
+/**
+ * What the window itself holds: the heap of a kernel whose log keeps WINDOW turns, filled twice
+ * over, less that of one that keeps a single turn; per retained turn and per event it keeps.
+ */
+async function windowCost(turns) {
+  const held = async (retainTurns) => {
+    const log = createMemoryLog(undefined, { retainTurns })
+    const kernel = createKernel({ tools: [Noop], log })
+    for (let i = 0; i < 2 * turns; i++) await kernel.runTurn(message)
+    return { heap: heap(), events: log.read().length, kernel }
+  }
+  const one = await held(1)
+  const full = await held(turns)
+  const bytes = full.heap - one.heap
+  const events = full.events - one.events
+  return { perTurn: bytes / (turns - 1), eventsPerTurn: events / (turns - 1), perEvent: bytes / events }
+}
+const WINDOW = Number(process.env.BENCH_WINDOW_TURNS ?? 1000)
+const w = await windowCost(WINDOW)
+console.log(
+  `window (retainTurns ${WINDOW}, K = ${K}): ${w.perTurn.toFixed(0)} B per retained turn, ` +
+    `${w.eventsPerTurn.toFixed(1)} events per turn, ${w.perEvent.toFixed(0)} B per event`,
+)

@@ -95,7 +95,7 @@ export {
 } from './events/event.schema.js'
 export { parseJsonl, toJsonLine, type ParsedLog, type CorruptLine } from './events/jsonl.js'
 export { TelemetrySafeError, classifyToolError } from './events/error-class.js'
-export { createMemoryLog } from './adapters/memory-log.store.js'
+export { createMemoryLog, type MemoryLogOptions } from './adapters/memory-log.store.js'
 export { createJsonlLog, readJsonlFile, type JsonlLogOptions } from './adapters/jsonl-log.store.js'
 export { createMemoryEventStore } from './adapters/memory-event.store.js'
 export { createJsonlEventStore, type JsonlEventStoreOptions } from './adapters/jsonl-event.store.js'

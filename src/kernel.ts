@@ -72,7 +72,10 @@ export interface KernelOptions {
   results?: ResultStore
   /** Characters one turn's message may carry before fresh results are persisted. Default 200,000. */
   messageBudgetChars?: number
-  /** The event log. Default: in memory. */
+  /**
+   * The event log. Default: in memory, keeping every event; for a long session keep only recent
+   * turns with `log: createMemoryLog(clock, { retainTurns: n })`.
+   */
   log?: EventLog
   /**
    * A shared event store (PostgreSQL from `toolkernel/postgres`, a JSONL directory, memory): with

@@ -3,13 +3,17 @@ import type { KernelEvent, KernelEventInput } from '../events/event.schema.js'
 
 /**
  * An append-only event log. `append` stamps the envelope (`v`, `seq`, `at`) and returns the
- * stored event; nothing is ever rewritten or removed.
+ * stored event; nothing is ever rewritten. Seqs grow by one per append and never repeat.
  */
 export interface EventLog {
   append(event: KernelEventInput): KernelEvent
-  /** Every event appended so far, in order. */
+  /**
+   * The events the log holds, in seq order: every event appended so far, unless the store keeps
+   * only recent turns (the memory log's `retainTurns`): then the retained part, whose seqs have
+   * gaps. Read events by seq, never by index; the last event appended is always there.
+   */
   read(): readonly KernelEvent[]
-  /** Events as they are appended (live only; use `read()` for history). */
+  /** Every event as it is appended, retained or not (live only; use `read()` for history). */
   readonly events$: Observable<KernelEvent>
   /** Flushes and releases resources (a file descriptor for the JSONL store). */
   close(): void

@@ -197,7 +197,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
         signal?.removeEventListener('abort', onAbort)
         log.append({ type: 'turn.completed', turnId, results: ids.size })
         const settle = (): void => {
-          const events = turnEvents()
+          const events = (settled = turnEvents())
           const message = toMessageParam(discarded ? { role: 'user', content: [] } : projectTurnMessage(events, turnId))
           const logError = deps.logFailure?.()
           resolveResult(
@@ -211,11 +211,10 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
       },
     })
 
+  // Kept once the turn settles: a log that retains only recent turns may drop them later.
+  let settled: KernelEvent[] | undefined
   const turnEvents = (): KernelEvent[] =>
-    log
-      .read()
-      .slice(first)
-      .filter((event) => event.turnId === turnId)
+    settled ?? eventsFrom(log.read(), first).filter((event) => event.turnId === turnId)
 
   const updates$ = turnUpdates(log, {
     turnId,
@@ -284,6 +283,22 @@ function scheduledCall(
           : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
       ),
   }
+}
+
+/**
+ * The events from seq `first` on. Seqs grow along the log but need not equal the index: a history
+ * with gaps, or a log that keeps only recent turns (`retainTurns`), holds fewer events than seqs.
+ */
+function eventsFrom(events: readonly KernelEvent[], first: number): KernelEvent[] {
+  if (events[first]?.seq === first) return events.slice(first)
+  let low = 0
+  let high = Math.min(events.length, first + 1)
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if ((events[mid]?.seq ?? first) < first) low = mid + 1
+    else high = mid
+  }
+  return events.slice(low)
 }
 
 /**
