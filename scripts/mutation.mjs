@@ -8,7 +8,9 @@ const folders = ['src/machines', 'src/projections', 'src/events', 'src/replay', 
 const targets = process.argv.length > 2 ? process.argv.slice(2) : folders
 for (const target of targets) {
   console.log(`\n# stryker: ${target}`)
-  const run = spawnSync('npx', ['stryker', 'run'], { stdio: 'inherit', env: { ...process.env, TK_MUTATE: target } })
+  // TK_MUTATION caps the property tests' runs (test/runs.ts).
+  const env = { ...process.env, TK_MUTATE: target, TK_MUTATION: '1' }
+  const run = spawnSync('npx', ['stryker', 'run'], { stdio: 'inherit', env })
   if (run.status !== 0) process.exit(run.status ?? 1)
 }
 const fold = spawnSync(process.execPath, [new URL('./mutation-scores.mjs', import.meta.url).pathname], {

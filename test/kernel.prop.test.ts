@@ -19,6 +19,7 @@ import {
   scheduledHooks,
   specsArb,
 } from './prop-helpers.js'
+import { runs } from './runs.js'
 
 describe('kernel properties', () => {
   it('every tool_use gets exactly one result, in order; no overlap of unsafe calls; batches in order; the cap holds; the log re-projects', async () => {
@@ -53,7 +54,7 @@ describe('kernel properties', () => {
           expect(reprojected(kernel.log.read())).toBe(JSON.stringify([result]))
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 
@@ -99,7 +100,7 @@ describe('kernel properties', () => {
           expect(reprojected(kernel.log.read())).toBe(JSON.stringify([result]))
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 
@@ -143,7 +144,7 @@ describe('kernel properties', () => {
           expect(JSON.stringify(message.content[i])).not.toMatch(/\n\s+at /)
         })
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     )
   })
 })

@@ -18,6 +18,7 @@ import {
   specsArb,
   type Spec,
 } from './prop-helpers.js'
+import { runs } from './runs.js'
 
 interface StreamPlan {
   specs: Spec[]
@@ -172,7 +173,7 @@ describe('streaming properties', () => {
           }
         },
       ),
-      { numRuns: 250 },
+      { numRuns: runs(250) },
     )
   })
 })

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { callKey } from '../../src/events/call-key.js'
+import { runs } from '../runs.js'
 
 describe('callKey', () => {
   it('the same tool_use_id in two turns gives two keys', () => {
@@ -14,7 +15,7 @@ describe('callKey', () => {
         fc.pre(t1 !== t2 || u1 !== u2)
         expect(callKey(t1, u1)).not.toBe(callKey(t2, u2))
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     )
   })
 })

@@ -7,6 +7,7 @@ import { KernelEventSchema } from '../../src/events/event.schema.js'
 import { FAST_PATH_TYPES, fastParseEvent, upgrade } from '../../src/events/jsonl.js'
 import { createJsonlLog, createMemoryLog, parseJsonl, toJsonLine, type KernelEvent } from '../../src/index.js'
 import { fixedClock } from '../helpers.js'
+import { runs } from '../runs.js'
 
 const started = (turnId: string) => ({
   type: 'turn.started' as const,
@@ -181,7 +182,7 @@ describe('the fast path of event validation', () => {
           expect(zod.data).toStrictEqual(fast)
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     )
   })
 

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { combineHookResults, type HookResult } from '../../src/hooks/combine.js'
 import { buildTool, type HookOutput } from '../../src/index.js'
 import { assistant, testKernel } from '../helpers.js'
+import { runs } from '../runs.js'
 
 const resultArb = fc.record({
   outcome: fc.constantFrom('continue', 'block', 'error'),
@@ -44,7 +45,7 @@ describe('hook combination', () => {
           expect(combined.updatedInput).toEqual(rewrites.length > 0 ? Object.assign({}, ...rewrites) : undefined)
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     )
   })
 
@@ -82,7 +83,7 @@ describe('hook combination', () => {
             : /^ran$/
         expect(String(message.content[0]?.content)).toMatch(expected)
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 })

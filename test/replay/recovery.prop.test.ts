@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryLog, recover, replay, type KernelEvent } from '../../src/index.js'
 import { assistant, fixedClock, testKernel } from '../helpers.js'
 import { idPoolArb, idsFor, inputOf, makeTools, scheduledHooks, specsArb } from '../prop-helpers.js'
+import { runs } from '../runs.js'
 
 const cutAnywhere = () =>
   fc.asyncProperty(
@@ -70,7 +71,7 @@ const cutAnywhere = () =>
 
 describe('recovery and replay properties', () => {
   it('cut anywhere, recovered: one result per tool_use, and replay finds no divergence', async () => {
-    await fc.assert(cutAnywhere(), { numRuns: 200 })
+    await fc.assert(cutAnywhere(), { numRuns: runs(200) })
   })
 
   // Found by the property above (1 run in several hundred): two failing calls with post-hooks and

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, createMemoryLog, type EventLog } from '../../../src/index.js'
 import { assistant, Echo, fixedClock, testKernel } from '../../helpers.js'
+import { runs } from '../../runs.js'
 
 function failingLog(after: number): EventLog {
   const inner = createMemoryLog(fixedClock())
@@ -53,7 +54,7 @@ describe('a log that fails mid-turn', () => {
         expect(String(result.message.content[1]?.content)).toMatch(/event log could not be written \(ENOSPC/)
         await expect(kernel.runTurn(assistant(['c', 'Echo', { text: 'z' }]))).rejects.toThrow(/event log failed/)
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     )
   })
 })

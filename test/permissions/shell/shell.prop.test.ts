@@ -5,6 +5,7 @@ import { analyzeShell } from '../../../src/permissions/shell/analyze.js'
 import { denyMatches } from '../../../src/permissions/shell/match.js'
 import { readOnlyVerdict } from '../../../src/permissions/shell/read-only.table.js'
 import type { BashParser } from '../../../src/permissions/shell/shell.types.js'
+import { runs } from '../../runs.js'
 
 let parser: BashParser
 
@@ -116,7 +117,7 @@ describe('properties of the shell analysis', () => {
         expect(named, command).toBe(true)
         expect(denyMatches('rm:*', analysis), command).toBe(true)
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 
@@ -169,7 +170,7 @@ describe('properties of the shell analysis', () => {
         const command = build(s)
         expect(readOnlyVerdict(command, parser).readOnly, command).toBe(false)
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 
@@ -182,7 +183,7 @@ describe('properties of the shell analysis', () => {
         )
         expect(readOnlyVerdict(command, parser), command).toEqual({ readOnly: true })
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 
@@ -199,7 +200,7 @@ describe('properties of the shell analysis', () => {
             expect(cmd.name !== '' || cmd.assignments.length + cmd.redirects.length > 0).toBe(true)
         } else expect(analysis.reason.length).toBeGreaterThan(0)
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 })
