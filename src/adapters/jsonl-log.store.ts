@@ -3,7 +3,7 @@ import type { Clock, EventLog } from '../ports/index.js'
 import type { FsyncPolicy } from '../ports/event-store.port.js'
 import { toJsonLine } from '../events/jsonl.js'
 import { readJsonlFd, type JsonlFileContents } from './jsonl-file.js'
-import { StampingLog } from './memory-log.store.js'
+import { StampingLog, turnWindow } from './memory-log.store.js'
 import { systemClock } from './system.js'
 
 export interface JsonlLogOptions {
@@ -15,6 +15,12 @@ export interface JsonlLogOptions {
   fsync?: boolean | FsyncPolicy
   /** Reports reading the history on open: bytes read so far and the file's size (after each chunk). */
   onProgress?: (bytesRead: number, totalBytes: number) => void
+  /**
+   * Keep in memory only the last `retainTurns` finished turns, as the memory log's option of the
+   * same name does (what stays of older turns is the same); the file keeps every event. Default:
+   * everything, in memory too.
+   */
+  retainTurns?: number
 }
 
 /**
@@ -30,6 +36,7 @@ export interface JsonlLogOptions {
  * to a log we cannot read back); the file is then left as it was.
  */
 export function createJsonlLog(path: string, clock: Clock = systemClock, options: JsonlLogOptions = {}): EventLog {
+  const window = turnWindow(options.retainTurns, 'createJsonlLog')
   const fd = openSync(path, 'a+')
   let history: JsonlFileContents
   try {
@@ -46,7 +53,7 @@ export function createJsonlLog(path: string, clock: Clock = systemClock, options
   const policy: FsyncPolicy =
     options.fsync === true ? 'every' : options.fsync === false ? 'never' : (options.fsync ?? 'never')
   const writer = new GroupWriter(fd, policy)
-  const log: EventLog = new StampingLog(clock, (event) => writer.add(toJsonLine(event)), history.events)
+  const log: EventLog = new StampingLog(clock, (event) => writer.add(toJsonLine(event)), history.events, window)
   const close = log.close.bind(log)
   let closed = false
   log.close = () => {

@@ -165,9 +165,22 @@ export function createMemoryLog(
 ): EventLog {
   if (Array.isArray(historyOrOptions)) return new StampingLog(clock, undefined, historyOrOptions)
   const options = checkOptions(historyOrOptions as MemoryLogOptions)
-  const keep = options.retainTurns
-  const window = keep === undefined || keep === Infinity ? undefined : new TurnWindow(keep)
-  return new StampingLog(clock, undefined, options.history ?? [], window)
+  return new StampingLog(clock, undefined, options.history ?? [], turnWindow(options.retainTurns, 'createMemoryLog'))
+}
+
+/**
+ * The window for a store's `retainTurns` option (undefined: keep everything).
+ *
+ * @throws RangeError, naming `where`, for anything but a whole number ≥ 1 or `Infinity`.
+ */
+export function turnWindow(keep: unknown, where: string): TurnWindow | undefined {
+  const whole = typeof keep === 'number' && ((Number.isInteger(keep) && keep >= 1) || keep === Infinity)
+  if (keep !== undefined && !whole)
+    throw new RangeError(
+      `${where}: retainTurns must be a whole number of turns, at least 1 (the turn that just finished ` +
+        `reads its events back), or Infinity; got ${typeof keep === 'string' ? JSON.stringify(keep) : String(keep)}`,
+    )
+  return keep === undefined || keep === Infinity ? undefined : new TurnWindow(keep as number)
 }
 
 function checkOptions(options: MemoryLogOptions): MemoryLogOptions {
@@ -178,13 +191,6 @@ function checkOptions(options: MemoryLogOptions): MemoryLogOptions {
   const unknown = Object.keys(options).find((key) => !OPTION_KEYS.has(key))
   if (unknown !== undefined)
     throw new RangeError(`createMemoryLog: unknown option "${unknown}" (known: history, retainTurns)`)
-  const keep: unknown = options.retainTurns
-  const whole = typeof keep === 'number' && ((Number.isInteger(keep) && keep >= 1) || keep === Infinity)
-  if (keep !== undefined && !whole)
-    throw new RangeError(
-      `createMemoryLog: retainTurns must be a whole number of turns, at least 1 (the turn that just finished ` +
-        `reads its events back), or Infinity; got ${typeof keep === 'string' ? JSON.stringify(keep) : String(keep)}`,
-    )
   if (options.history !== undefined && !Array.isArray(options.history))
     throw new RangeError('createMemoryLog: history must be an array of events')
   return options
