@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { z } from 'zod'
-import { median } from './measure.mjs'
+import { median, target } from './measure.mjs'
 
 const DIST = resolve(process.env.BENCH_DIST ?? new URL('../dist', import.meta.url).pathname)
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000)
@@ -90,6 +90,12 @@ try {
     const rate = median(values)
     console.log(`${name.padEnd(26)} ${rate.toFixed(0).padStart(5)} MB/s  (${(rate / floor).toFixed(2)} × floor)`)
   }
+  const loaded = median(samples['CLI loadLog'])
+  target('loading a 100k-event JSONL log (parse + validate, CLI loadLog)', loaded, {
+    atLeast: 150,
+    unit: ' MB/s',
+    digits: 0,
+  })
 } finally {
   if (process.env.BENCH_KEEP === undefined) rmSync(dir, { recursive: true, force: true })
   else console.log(`kept ${dir}`)

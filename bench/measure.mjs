@@ -19,3 +19,14 @@ export function median(values) {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[sorted.length >> 1]
 }
+
+/**
+ * Prints one row of issue 17's table as `target: what | value | target | verdict`, which
+ * bench/run.mjs gathers from every bench into the summary at the top of docs/benchmarks.md.
+ * `atMost` (or `atLeast`) is the target; `unit` follows the value.
+ */
+export function target(what, value, { atMost, atLeast, unit = '', digits = 2 }) {
+  const met = atMost !== undefined ? value <= atMost : value >= atLeast
+  const goal = atMost !== undefined ? `≤ ${atMost}${unit}` : `≥ ${atLeast}${unit}`
+  console.log(`target: ${what} | ${value.toFixed(digits)}${unit} | ${goal} | ${met ? 'met' : 'not met'}`)
+}

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { median } from './measure.mjs'
+import { median, target } from './measure.mjs'
 
 const dist = process.env.TOOLKERNEL_DIST ?? fileURLToPath(new URL('../dist', import.meta.url))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
@@ -51,3 +51,14 @@ for (const name of names) {
   const ms = median(samples[name])
   console.log(`| ${name} | ${ms.toFixed(0)} | ${name === 'bare node' ? '—' : (ms - bare).toFixed(0)} |`)
 }
+const above = (name) => median(samples[name]) - bare
+target("import('toolkernel') above bare node", above("import('toolkernel')"), { atMost: 60, unit: ' ms', digits: 0 })
+target('toolkernel stats <small log> above bare node', above('toolkernel stats <small log>'), {
+  atMost: 100,
+  unit: ' ms',
+  digits: 0,
+})
+// Every tool an app gives toolkernel is built on a zod schema, so an app has paid for zod already.
+console.log(
+  `import('toolkernel') above import('zod'): ${(above("import('toolkernel')") - above("import('zod') alone")).toFixed(0)} ms`,
+)
