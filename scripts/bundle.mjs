@@ -1,8 +1,9 @@
 // The JavaScript of the build: each entry of the package (and the CLI) bundled by rolldown from
 // src/, the code they share split into dist/chunks/, dependencies left to node_modules except
-// rxjs, whose CommonJS build loads every operator (decision 81). tsc emits only the declarations.
+// rxjs, whose CommonJS build loads every operator (decision 81); its ES2015 build is tree-shaken. tsc emits only the declarations.
 // One file per entry instead of ~140 modules is most of what import('toolkernel') saves.
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { rolldown } from 'rolldown'
 
 const root = new URL('..', import.meta.url)
@@ -31,6 +32,8 @@ const esm = await rolldown({
   input: entries,
   platform: 'node',
   external: isExternal,
+  // rxjs's ES2015 build, not its `node` export (CommonJS, which keeps every operator): tree-shaken.
+  resolve: { alias: { rxjs: fileURLToPath(new URL('node_modules/rxjs/dist/esm/index.js', root)) } },
   tsconfig: 'tsconfig.build.json',
 })
 await esm.write({
