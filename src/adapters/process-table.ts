@@ -115,10 +115,29 @@ export function signalProcess(info: ProcessInfo, signal: NodeJS.Signals): boolea
 
 /** Sends `signal` to every member of group `pgid`; false when the group is gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  // A group that is gone is the usual answer (every command that left nothing behind is probed once
+  // after it exits): the ESRCH error is built without a stack trace, which no one reads.
+  return withoutStackTraces(() => {
+    try {
+      process.kill(-pgid, signal)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+/** Runs `run` with `Error.stackTraceLimit` at 0, unless the limit cannot be set (frozen intrinsics). */
+function withoutStackTraces<T>(run: () => T): T {
+  const limit = Error.stackTraceLimit
   try {
-    process.kill(-pgid, signal)
-    return true
+    Error.stackTraceLimit = 0
   } catch {
-    return false
+    return run()
+  }
+  try {
+    return run()
+  } finally {
+    Error.stackTraceLimit = limit
   }
 }

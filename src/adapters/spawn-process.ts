@@ -177,7 +177,8 @@ class ShellRun {
   private observe(pid: number): void {
     this.pid = pid
     this.shell = processInfo(pid)
-    for (const fd of [1, 2]) {
+    // With stderr merged, the shell closes its own stderr before running anything: no descendant can hold it.
+    for (const fd of this.request.mergeStderr === true ? [1] : [1, 2]) {
       const target = descriptorTarget(pid, fd)
       if (target !== undefined) this.outputs.add(target)
     }
