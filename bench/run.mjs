@@ -4,7 +4,7 @@
  * development build). Writes docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { createActor, enqueueActions, setup } from 'xstate'
 import { z } from 'zod'
@@ -247,5 +247,10 @@ More figures: [docs/soak.md](soak.md) (\`npm run soak\`: 10⁴ random turns with
 bounded tools under hostile input); \`node bench/search.mjs\` (built-in Grep ÷ ripgrep) and
 \`node bench/load-log.mjs\` (JSONL loading, MB/s) print their ratios.
 `
-writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), md)
+// What follows the marker (the peers' run, the status of each target, notes) is written by hand and kept.
+const docPath = new URL('../docs/benchmarks.md', import.meta.url)
+const MARKER = '<!-- Everything below is kept by npm run bench. -->'
+const previous = existsSync(docPath) ? readFileSync(docPath, 'utf8') : ''
+const kept = previous.includes(MARKER) ? previous.slice(previous.indexOf(MARKER)) : `${MARKER}\n`
+writeFileSync(docPath, `${md}\n${kept}`)
 console.log('\nwritten to docs/benchmarks.md')

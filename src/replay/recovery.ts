@@ -22,7 +22,7 @@ interface OpenCall {
   ended?: { output: unknown } | { error: string } | { persisted: string } | { unsaved: true }
 }
 
-interface OpenTurn {
+export interface OpenTurn {
   calls: Map<string, OpenCall>
   completed: boolean
 }
@@ -51,7 +51,11 @@ export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
   return appended
 }
 
-function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn> {
+/**
+ * Each turn of the log with its calls, each call's position in the step table, and what it had
+ * recorded when the log ends: what recovery answers, and what the testing kit names when a turn hangs.
+ */
+export function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn> {
   const turns = new Map<string, OpenTurn>()
   for (const event of events) {
     let turn = turns.get(event.turnId)

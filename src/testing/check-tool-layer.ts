@@ -7,11 +7,11 @@
 import fc from 'fast-check'
 import { createMemoryLog } from '../adapters/memory-log.store.js'
 import { callKey } from '../events/call-key.js'
-import { advance, REQUESTED, STEP_TABLE, type CallPosition } from '../events/tool-call.steps.js'
+import { STEP_TABLE } from '../events/tool-call.steps.js'
 import type { KernelEvent } from '../events/event.schema.js'
 import { createKernel, DEFAULT_MAX_CONCURRENCY, type KernelOptions } from '../kernel.js'
 import type { TurnResult } from '../actors/turn/turn.types.js'
-import { recover } from '../replay/recovery.js'
+import { openTurns, recover } from '../replay/recovery.js'
 import { replay } from '../replay/replay.js'
 import type { Tool } from '../tools/tool.types.js'
 import { guarded } from '../util/guarded.js'
@@ -276,18 +276,11 @@ async function settled(probe: Probe, hooks: readonly ProbedHook[], ms: number): 
 }
 
 function openCalls(events: readonly KernelEvent[]): string {
-  const positions = new Map<string, { name: string; position: CallPosition }>()
-  for (const event of events) {
-    if (!('toolUseId' in event)) continue
-    const key = callKey(event.turnId, event.toolUseId)
-    if (event.type === 'tool.requested') positions.set(key, { name: event.name, position: REQUESTED })
-    const call = positions.get(key)
-    if (call !== undefined) call.position = advance(call.position, event)
-  }
-  const open = [...positions.values()].filter((c) => !c.position.answered)
+  const calls = [...openTurns(events).values()].flatMap((turn) => [...turn.calls.values()])
+  const open = calls.filter((call) => !call.position.answered)
   return open.length === 0
     ? 'no call (the turn itself hangs)'
-    : open.map((c) => `${c.name} ${STEP_TABLE[c.position.step].doing}`).join('; ')
+    : open.map((call) => `${call.name} ${STEP_TABLE[call.position.step].doing}`).join('; ')
 }
 
 function pairing(message: ArbitraryAssistantMessage, result: TurnResult): string | undefined {

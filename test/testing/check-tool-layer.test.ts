@@ -119,6 +119,20 @@ describe('checkToolLayer', () => {
     expect(await checkToolLayer(() => ({ tools: [Echo], hooks: hooks(true) }), options)).toMatchObject({ ok: true })
   })
 
+  it('names the call a hanging turn is stuck in, and its step', async () => {
+    // The mistake: a 'block' tool that never settles and ignores its signal, so the turn never ends.
+    const Stuck = buildTool({
+      name: 'Stuck',
+      description: () => 'Never returns.',
+      inputSchema: z.object({ text: z.string() }),
+      isReadOnly: () => true,
+      call: () => new Promise<string>(() => {}),
+    })
+    const options = { numRuns: 20, maxCalls: 1, faults: false, aborts: false, turnTimeoutMs: 300, seed: 3 }
+    const report = await checkToolLayer(() => ({ tools: [Stuck] }), { ...options, onFailure: 'return' })
+    expect(failed(report)).toMatch(/the turn did not finish within 300 ms; still open: Stuck running/)
+  })
+
   it('finds a rule set that lets a write through an allow rule meant for reads', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'tk-testing-'))
     const commands = fc.constantFrom(
