@@ -4,24 +4,11 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { descriptorTarget, processInfo, signalGroup } from '../../src/adapters/process-table.js'
 import { spawnProcess } from '../../src/adapters/spawn-process.js'
-
-const running = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return false
-  }
-}
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 300 && running(pid); i++) await new Promise((r) => setTimeout(r, 10))
-  return !running(pid)
-}
+import { gone } from '../processes.js'
 
 /** A script that leaves a `setsid sleep` behind (holding what `redirect` leaves it) and prints its pid. */
 const leaveEscaped = (redirect: string) =>

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { describeCleanup, spawnProcess, type SpawnRequest } from '../../src/adapters/spawn-process.js'
+import { gone } from '../processes.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -30,19 +31,6 @@ async function run(script: string, extra: Partial<SpawnRequest> = {}) {
     ...extra,
   }).done
   return { outcome, stdout, stderr }
-}
-
-const running = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return false
-  }
-}
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 300 && running(pid); i++) await new Promise((r) => setTimeout(r, 10))
-  return !running(pid)
 }
 
 describe('spawnProcess', () => {
