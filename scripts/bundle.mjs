@@ -1,7 +1,8 @@
 // The JavaScript of the build: each entry of the package (and the CLI) bundled by rolldown from
 // src/, the code they share split into dist/chunks/, dependencies left to node_modules except
-// rxjs, whose CommonJS build loads every operator (decision 81); its ES2015 build is tree-shaken. tsc emits only the declarations.
-// One file per entry instead of ~140 modules is most of what import('toolkernel') saves.
+// rxjs, whose CommonJS build loads every operator (decision 81): its ES2015 build is bundled and
+// tree-shaken. tsc emits only the declarations. One file per entry instead of ~140 modules is most
+// of what import('toolkernel') saves.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { rolldown } from 'rolldown'
