@@ -3,8 +3,9 @@
 // rxjs, whose CommonJS build loads every operator (decision 81): its ES2015 build is bundled and
 // tree-shaken. tsc emits only the declarations. One file per entry instead of ~140 modules is most
 // of what import('toolkernel') saves.
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { rolldown } from 'rolldown'
 
 const root = new URL('..', import.meta.url)
@@ -28,13 +29,21 @@ const entries = {
   'cli/main': 'src/cli/main.ts',
 }
 const cwd = new URL('.', root).pathname
+
+/** rxjs's ES2015 entry, found from its package (a real path, wherever node_modules is linked from). */
+function rxjsEsm() {
+  const pkgJson = createRequire(new URL('package.json', root)).resolve('rxjs/package.json')
+  const entry = join(dirname(realpathSync(pkgJson)), 'dist/esm/index.js')
+  if (!existsSync(entry)) throw new Error(`rxjs's ES2015 build is not at ${entry}: is rxjs 7 installed?`)
+  return entry
+}
 const esm = await rolldown({
   cwd,
   input: entries,
   platform: 'node',
   external: isExternal,
   // rxjs's ES2015 build, not its `node` export (CommonJS, which keeps every operator): tree-shaken.
-  resolve: { alias: { rxjs: fileURLToPath(new URL('node_modules/rxjs/dist/esm/index.js', root)) } },
+  resolve: { alias: { rxjs: rxjsEsm() } },
   tsconfig: 'tsconfig.build.json',
 })
 await esm.write({
