@@ -39,3 +39,17 @@ for (const [folder, t] of [...folders].sort()) {
   const score = valid === 0 ? 'n/a' : `${((100 * detected) / valid).toFixed(1)} %`
   console.log(`| ${folder} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${score} |`)
 }
+
+if (process.argv.includes('--survivors')) {
+  for (const [file, mutants] of [...byFile].sort()) {
+    const missed = mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
+    if (missed.length === 0) continue
+    console.log(`\n${file}: ${missed.length} of ${mutants.length}`)
+    for (const m of missed.sort((a, b) => a.location.start.line - b.location.start.line)) {
+      const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80)
+      console.log(
+        `  ${m.location.start.line}: ${m.mutatorName} → ${replacement}${m.status === 'NoCoverage' ? ' (no test runs it)' : ''}`,
+      )
+    }
+  }
+}
