@@ -37,6 +37,7 @@ describe('namesTool', () => {
     expect(namesTool(rule('mcp__github__create_issue'), 'mcp__github__delete_repo')).toBe(false)
     // Only the mcp__ prefix names a family.
     expect(namesTool(rule('github'), 'github__create_issue')).toBe(false)
+    expect(namesTool(rule('github__repo'), 'github__repo__create_issue')).toBe(false)
   })
 })
 
