@@ -104,6 +104,10 @@ class PostgresEventStore implements EventStore {
     // A connection the server ended (restart, pg_terminate_backend) is dropped from the pool; the
     // query on it has already failed. Without a listener the error would end the process.
     this.#pool.on('error', () => undefined)
+    // And a client the pool has handed out (a query, the migration) has only the query's one-shot
+    // listener: the server's FATAL message and then the connection's end are two errors, and the
+    // second would end the process. The query in flight gets the first either way.
+    this.#pool.on('connect', (client) => client.on('error', () => undefined))
     this.#listener = new PostgresListener(base)
     this.#pollMs = options.pollMs ?? 1000
   }
