@@ -37,13 +37,9 @@ export const MIGRATIONS: readonly string[] = [
 
 /** Creates or migrates the schema; safe to run from many processes at once. */
 export async function migrate(pool: pg.Pool): Promise<void> {
+  // The store's pool gives every client an error listener (a connection the server ends mid-
+  // migration fails the query in flight, not the process) and drops a broken client on release.
   const client = await pool.connect()
-  // A checked-out client has no listener of the pool's: a connection the server ends meanwhile (a
-  // restart, pg_terminate_backend) would emit an error that ends the process. The query in flight
-  // fails with it anyway, and the broken client is destroyed on release.
-  let lost: unknown
-  const onError = (error: unknown): void => void (lost ??= error)
-  client.on('error', onError)
   try {
     await client.query('BEGIN')
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
@@ -62,7 +58,6 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     await client.query('ROLLBACK').catch(() => undefined)
     throw error
   } finally {
-    client.removeListener('error', onError)
-    client.release(lost instanceof Error ? lost : undefined)
+    client.release()
   }
 }
