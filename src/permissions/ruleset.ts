@@ -88,12 +88,12 @@ function matchesAny(rule: PermissionRule, tool: Tool, input: unknown, cwd: strin
 }
 
 /**
- * A rule for the tool itself, or a Read rule with a path for a search tool: what may not be read
- * may not be searched either (Grep and Glob over a denied path are denied too).
+ * A deny or ask rule for the tool itself, or a Read rule for a search tool: what may not be read
+ * may not be searched either (Grep and Glob over a denied path are denied too). A Read rule
+ * without a path names Read only (matchesAny); allow rules never come here (allowedBy).
  */
 function appliesTo(rule: PermissionRule, tool: Tool): boolean {
-  if (namesTool(rule, tool.name)) return true
-  return rule.tool === 'Read' && rule.specifier !== undefined && tool.category === 'search' && rule.behavior !== 'allow'
+  return namesTool(rule, tool.name) || (rule.tool === 'Read' && tool.category === 'search')
 }
 
 /**
@@ -145,9 +145,9 @@ function allowedBy(
   if (command !== undefined) {
     const commands = commandsForRules(analyzeCommand(command))
     if (commands.kind === 'unknown' || commands.commands.length === 0) return undefined
-    const specific = mine.filter((r) => r.specifier !== undefined)
+    // Every rule left has a specifier: a rule without one has allowed the call above.
     const used = commands.commands.map((c) =>
-      c.notAllowable === undefined ? specific.find((r) => covers(r.specifier as string, c)) : undefined,
+      c.notAllowable === undefined ? mine.find((r) => covers(r.specifier as string, c)) : undefined,
     )
     return used.every((r) => r !== undefined)
       ? [...new Set(used.map((r) => (r as PermissionRule).source))].join(', ')
@@ -155,7 +155,7 @@ function allowedBy(
   }
   const path = pathOf(tool, input)
   if (path === undefined) return undefined
-  return mine.find((r) => r.specifier !== undefined && pathMatches(r.specifier, path, cwd, judge, 'both'))?.source
+  return mine.find((r) => pathMatches(r.specifier as string, path, cwd, judge, 'both'))?.source
 }
 
 /** Whether a deny rule for Read matches this path (as written or where it points). */

@@ -52,7 +52,7 @@ describe('compileRules', () => {
         'so write Read(./src/**)',
     )
     expect(() => rules({ deny: ['WriteFile'] })).toThrow(
-      'permission rule "WriteFile" (deny) names WriteFile, an alias of Write: rules use canonical names, so write Write',
+      /^permission rule "WriteFile" \(deny\) names WriteFile, an alias of Write: rules use canonical names, so write Write$/,
     )
   })
 
@@ -127,6 +127,9 @@ describe('matchRules', () => {
     expect(matchRules(set, Glob, { pattern: '*', path: '/etc/ssl' }, cwd)?.behavior).toBe('ask')
     expect(matchRules(set, Write, file('/work/proj/secrets/k'), cwd)).toBeUndefined()
     expect(matchRules(set, Edit, file('/etc/hosts'), cwd)).toBeUndefined()
+    // Only Read rules reach the search tools.
+    const edits = rules({ deny: ['Edit(./secrets/**)'], ask: ['Write(./secrets/**)'] })
+    expect(matchRules(edits, Grep, { pattern: 'x', path: '/work/proj/secrets/k' }, cwd)).toBeUndefined()
     // A Read rule without a path does not reach the search tools.
     expect(matchRules(rules({ deny: ['Read'] }), Grep, { pattern: 'x', path: '/work/proj' }, cwd)).toBeUndefined()
     // Allowing Read somewhere does not allow searching it.
@@ -159,6 +162,8 @@ describe('allow rules', () => {
     expect(matchRules(set, Bash, bash('eval "$x"'), cwd)).toBeUndefined()
     expect(matchRules(set, Bash, bash(''), cwd)).toBeUndefined()
     expect(matchRules(set, Bash, bash('ls > out.txt'), cwd)).toBeUndefined()
+    // `{ }` is followed fully and runs no command: nothing for an allow rule to cover.
+    expect(matchRules(set, Bash, bash('{ }'), cwd)).toBeUndefined()
   })
 
   it('allows a path only by a rule whose specifier matches it, and nothing for a call without a path', () => {
@@ -232,6 +237,18 @@ describe('readDenied', () => {
     expect(readDenied(set, '/work/proj/src/a.ts', cwd)).toBe(false)
     expect(readDenied(rules({ deny: ['Read'] }), '/work/proj/a', cwd)).toBe(false)
   })
+
+  it('is true when the path as written or where it points matches', () => {
+    const judge: PathJudge = {
+      cwd,
+      realPath: (path) => (path === '/tmp/in' ? '/work/proj/secrets/k' : path),
+      protectedNames: [],
+      protectedDirs: [],
+    }
+    const set = rules({ deny: ['Read(./secrets/**)'] }, judge)
+    expect(readDenied(set, '/tmp/in', cwd)).toBe(true)
+    expect(readDenied(set, '/tmp/out', cwd)).toBe(false)
+  })
 })
 
 describe('commandOf and pathOf', () => {
@@ -259,6 +276,7 @@ describe('suggestRules', () => {
   it('offers nothing for a command the analysis cannot follow or an empty one', () => {
     expect(suggestRules(Bash, bash('eval "$x"'), cwd)).toEqual([])
     expect(suggestRules(Bash, bash(''), cwd)).toEqual([])
+    expect(suggestRules(Bash, bash('{ }'), cwd)).toEqual([])
   })
 
   it("offers the path's directory, relative to cwd inside it and absolute outside", () => {
