@@ -6,6 +6,7 @@
  * as outside everything allowed and inside everything protected: fail-closed.
  */
 import { isAbsolute, resolve, sep } from 'node:path'
+import { guarded } from '../util/guarded.js'
 import { insideOf } from './rules.js'
 
 /** Directories a change to which always asks, in every mode (as Claude Code's defaults). */
@@ -24,21 +25,23 @@ export interface PathJudge {
 /** The lexical absolute path, and the real one (undefined when it cannot be resolved). */
 export function candidates(judge: PathJudge, path: string): { lexical: string; real: string | undefined } {
   const lexical = isAbsolute(path) ? resolve(path) : resolve(judge.cwd, path)
-  try {
-    return { lexical, real: judge.realPath(lexical) }
-  } catch {
-    return { lexical, real: undefined }
-  }
+  return { lexical, real: guarded(() => judge.realPath(lexical), undefined) }
 }
 
-/** Both the path as written and where it points lie inside the working directory (not it itself). */
+/** Where the working directory really is, or its name when that cannot be found. */
+export function realCwd(judge: PathJudge, cwd: string = judge.cwd): string {
+  return guarded(() => judge.realPath(cwd), cwd)
+}
+
+/**
+ * Both the path as written and where it points lie inside the working directory, and the latter
+ * is not cwd itself (cwd as written resolves to cwd's real location, so one test covers both).
+ */
 export function insideWorkingDir(judge: PathJudge, path: string): boolean {
   const { lexical, real } = candidates(judge, path)
   if (real === undefined) return false
-  const realCwd = safeReal(judge, judge.cwd) ?? judge.cwd
-  const lexicalRel = insideOf(judge.cwd, lexical)
-  const realRel = insideOf(realCwd, real)
-  return lexicalRel !== undefined && lexicalRel !== '' && realRel !== undefined && realRel !== ''
+  const realRel = insideOf(realCwd(judge), real)
+  return insideOf(judge.cwd, lexical) !== undefined && realRel !== undefined && realRel !== ''
 }
 
 /** Why a change to `path` must ask whatever the mode, or undefined. */
@@ -53,12 +56,4 @@ export function protectedReason(judge: PathJudge, path: string): string | undefi
       return `${path} is inside ${dir}, which toolkernel keeps for itself: changes there always ask first`
   }
   return undefined
-}
-
-function safeReal(judge: PathJudge, path: string): string | undefined {
-  try {
-    return judge.realPath(path)
-  } catch {
-    return undefined
-  }
 }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
 import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/index.js'
-import { candidates, type PathJudge } from './paths.js'
+import { candidates, realCwd, type PathJudge } from './paths.js'
 import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
 
 export interface RuleConfig {
@@ -111,17 +111,8 @@ function pathMatches(
   const { lexical, real } = candidates(judge, path)
   const lexicalHit = matchesPath(spec, lexical, cwd)
   if (real === undefined) return need === 'any'
-  const realCwd = tryReal(judge, cwd)
-  const realHit = matchesPath(spec, real, realCwd) || matchesPath(spec, real, cwd)
+  const realHit = matchesPath(spec, real, realCwd(judge, cwd)) || matchesPath(spec, real, cwd)
   return need === 'any' ? lexicalHit || realHit : lexicalHit && realHit
-}
-
-function tryReal(judge: PathJudge, path: string): string {
-  try {
-    return judge.realPath(path)
-  } catch {
-    return path
-  }
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Calls a tool's own function; a throw yields the (fail-closed) fallback instead of escaping. */
+/** Calls a function that may throw (a tool's own, a path lookup); a throw yields the fallback instead. */
 export function guarded<T>(f: () => T, fallback: T): T {
   try {
     return f()

@@ -8,6 +8,7 @@ import { candidates, insideWorkingDir, protectedReason, type PathJudge } from '.
 const links: Record<string, string> = {
   '/work/proj/out': '/etc/passwd', // a link inside cwd pointing out of it
   '/work/link-to-proj/src/a.ts': '/work/proj/src/a.ts', // a path outside cwd pointing into it
+  '/work/proj/self': '/work/proj',
 }
 const judge = (over: Partial<PathJudge> = {}): PathJudge => ({
   cwd: '/work/proj',
@@ -37,6 +38,7 @@ describe('insideWorkingDir', () => {
     expect(insideWorkingDir(judge(), 'out')).toBe(false) // written inside, points outside
     expect(insideWorkingDir(judge(), '/work/link-to-proj/src/a.ts')).toBe(false) // written outside
     expect(insideWorkingDir(judge(), '.')).toBe(false)
+    expect(insideWorkingDir(judge(), 'self')).toBe(false) // a link inside cwd to cwd itself
     expect(insideWorkingDir(judge(), 'loop')).toBe(false) // fail closed
   })
 
