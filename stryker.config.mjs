@@ -26,6 +26,10 @@ export default {
   timeoutMS: 10000,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: `reports/mutation/${slug}.json` },
+  // A rerun of a target retests only the mutants whose code or covering tests changed since its
+  // last run (`npx stryker run --force` retests all); the file is per target, like the report.
+  incremental: true,
+  incrementalFile: `reports/mutation/incremental/${slug}.json`,
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   ignorePatterns: [
