@@ -198,7 +198,8 @@ async function askTheApp(
   } catch (error) {
     return { behavior: 'deny', source: 'user', reason: `the approval prompt failed (${describeError(error)})` }
   }
-  if (answer === null || typeof answer !== 'object' || (answer.behavior !== 'allow' && answer.behavior !== 'deny')) {
+  // null, a primitive, or an object without a behavior the kernel knows (the app is JavaScript too).
+  if (answer?.behavior !== 'allow' && answer?.behavior !== 'deny') {
     return {
       behavior: 'deny',
       source: 'user',

@@ -191,6 +191,14 @@ describe('acceptEdits', () => {
     expect(await decide({ mode: 'acceptEdits', judge }, Write, write('/work/proj/src/a.ts'))).toEqual(accepted)
   })
 
+  it('is the only mode that allows an edit inside the working directory by itself', async () => {
+    expect(await decide({}, Write, write('/work/proj/src/a.ts'))).toEqual({
+      behavior: 'deny',
+      source: 'default',
+      reason: 'Write needs approval (write /work/proj/src/a.ts) and this app has no way to ask the user',
+    })
+  })
+
   it('leaves to the tool a change outside it, to cwd itself, through a link out, or with no path', async () => {
     const noApp = (path: string) => `Write needs approval (${path}) and this app has no way to ask the user`
     for (const [setup, input] of [
@@ -400,11 +408,18 @@ describe('what always asks', () => {
       return { behavior: 'deny', message: 'no' }
     }
     await decide({ mode: 'bypassPermissions', judge, canUseTool }, Bash, { command: 'echo x > .git/hooks/pre-commit' })
-    expect(seen).toEqual(['.git/hooks/pre-commit is inside .git, which is protected: changes there always ask first'])
+    // Every redirection counts, not only the first.
+    await decide({ mode: 'bypassPermissions', judge, canUseTool }, Bash, { command: 'echo a > a.txt; echo b > .git/b' })
+    expect(seen).toEqual([
+      '.git/hooks/pre-commit is inside .git, which is protected: changes there always ask first',
+      '.git/b is inside .git, which is protected: changes there always ask first',
+    ])
     for (const [setup, command] of [
       [{ mode: 'bypassPermissions', judge }, 'cat < .git/config'],
       [{ mode: 'bypassPermissions', judge }, 'echo x > notes.txt'],
       [{ mode: 'bypassPermissions' }, 'echo x > .git/hooks/pre-commit'],
+      // Not followed fully, and no rule restricts Bash: bypassPermissions runs it.
+      [{ mode: 'bypassPermissions', judge }, 'eval "$CMD"'],
     ] as const) {
       expect((await decide(setup, Bash, { command })).behavior).toBe('allow')
     }
