@@ -6,7 +6,8 @@
 //
 // A permissions target (TK_MUTATE=src/permissions…) runs the folder's own tests (test/permissions):
 // every kernel test evaluates the policy, so with all of them each of its ~3,800 mutants reran
-// hundreds of kernel tests, and two runs did not finish in an hour.
+// hundreds of kernel tests, and two runs did not finish in an hour. test/mutation.setup.ts clears
+// the shell analysis caches before each test, so a mutant behind a cache runs.
 import { defineConfig, mergeConfig } from 'vitest/config'
 import base from './vitest.config.js'
 
@@ -18,6 +19,7 @@ export default mergeConfig(
   defineConfig({
     test: {
       ...(own === undefined ? {} : { include: own }),
+      setupFiles: ['test/mutation.setup.ts'],
       exclude: [
         'node_modules/**',
         'test/browser/**',

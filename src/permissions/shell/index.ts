@@ -4,7 +4,13 @@
  * (see `loadBashGrammar` in adapters/bash-grammar.ts).
  */
 export { analyzeShell, MAX_SOURCE_LENGTH } from './analyze.js'
-export { analyzeCommand, commandReadOnly, installBashParser, installedBashParser } from './installed.js'
+export {
+  analyzeCommand,
+  clearShellCaches,
+  commandReadOnly,
+  installBashParser,
+  installedBashParser,
+} from './installed.js'
 export { allowMatches, commandsForRules, covers, denyMatches, matchesSpecifier } from './match.js'
 export type { RuleCommand, RuleCommands } from './match.js'
 export { commandVerdict, READ_ONLY_TABLE, readOnlyVerdict, readOnlyVerdictOf } from './read-only.table.js'

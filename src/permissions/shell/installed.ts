@@ -8,6 +8,7 @@
  * read-only test and the tool's own check all ask about the same string.
  */
 import { analyzeShell } from './analyze.js'
+import { clearParsedSpecifiers } from './match.js'
 import { readOnlyVerdictOf, type ReadOnlyVerdict } from './read-only.table.js'
 import type { BashParser, ShellAnalysis } from './shell.types.js'
 
@@ -20,6 +21,16 @@ const verdicts = new WeakMap<ShellAnalysis, ReadOnlyVerdict>()
 export function installBashParser(loaded: BashParser): void {
   parser = loaded
   cache.clear()
+}
+
+/**
+ * Forgets every analysis and parsed rule specifier the process keeps. Results never depend on
+ * these caches; the mutation suite clears them before each test (test/mutation.setup.ts), since a
+ * mutant in code whose result was cached by an earlier test would otherwise never run.
+ */
+export function clearShellCaches(): void {
+  cache.clear()
+  clearParsedSpecifiers()
 }
 
 export function installedBashParser(): BashParser | undefined {

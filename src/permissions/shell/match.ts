@@ -101,6 +101,11 @@ type Specifier =
 const specifiers = new Map<string, Specifier>()
 const SPECIFIER_CACHE_SIZE = 512
 
+/** Empties the specifier cache (for clearShellCaches). */
+export function clearParsedSpecifiers(): void {
+  specifiers.clear()
+}
+
 function parseSpecifier(specifier: string): Specifier {
   const hit = specifiers.get(specifier)
   if (hit !== undefined) return hit
