@@ -185,7 +185,7 @@ function mentions(specifier: string, source: string): boolean {
     .replace(/:\*$/, '')
     .split(/[\s*]+/)
     .filter((word) => word !== '')
-  if (words.length === 0) return true
+  // A rule of only `*` has no words, and every spelling mentions all of none: it catches the line.
   return spellings(source).some((text) => words.every((word) => mentionsWord(text, word)))
 }
 

@@ -40,6 +40,14 @@ describe('matchesSpecifier', () => {
     ['rm:*', '/bin/rm x', true],
     ['ls *', 'ls -la', true],
     ['ls *', 'lsof', false],
+    // The specifier's own spacing does not count; a prefix may end with a space before `:*`.
+    ['  git   status ', 'git status', true],
+    ['git status :*', 'git status -s', true],
+    // Outside the `*`, a wildcard specifier matches its text literally.
+    ['cat a.b *', 'cat a.b x', true],
+    ['cat a.b *', 'cat axb x', false],
+    // `*` matches across a newline inside an argument.
+    ['echo *', 'echo "a\nb"', true],
   ]
   it.each(rows)('%j against %j is %s', (specifier, command, expected) => {
     expect(matchesSpecifier(specifier, only(command))).toBe(expected)
@@ -145,6 +153,18 @@ describe('denyMatches: rm:* catches rm wherever it runs', () => {
   it('for an unknown command, asks for every word of the rule', () => {
     expect(denyMatches('git push:*', analysis('eval "git push"'))).toBe(true)
     expect(denyMatches('git push:*', analysis('eval "git status"'))).toBe(false)
+    // A `*` is no word to look for, and a rule of only `*` catches every unknown command.
+    expect(denyMatches('git *', analysis('eval git'))).toBe(true)
+    expect(denyMatches('*', analysis('eval x'))).toBe(true)
+    // Words are matched literally: `a.b` is not `axb`.
+    expect(denyMatches('cat a.b:*', analysis('eval cat a.b'))).toBe(true)
+    expect(denyMatches('cat a.b:*', analysis('eval cat axb'))).toBe(false)
+  })
+
+  it('for an unknown command, decodes numeric escapes wherever they stand', () => {
+    for (const spelled of ["$'\\x72m'", "$'\\162m'", "$'\\u0072m'", "$'\\x72\\x6d'"])
+      expect(denyMatches('rm:*', analysis(`eval ${spelled} x`)), spelled).toBe(true)
+    expect(denyMatches('rm:*', analysis("eval $'\\x72n' x"))).toBe(false)
   })
 })
 
@@ -200,6 +220,17 @@ describe('commandsForRules', () => {
         { line: './rm x', denyLines: ['./rm x', 'rm x', 'sudo ./rm x'], notAllowable: './rm writes out through >' },
       ],
     })
+  })
+
+  it('says why a command cannot be allowed: no name, a write, an assignment, a wrapper', () => {
+    const why = (command: string) => {
+      const rules = commandsForRules(analysis(command))
+      return rules.kind === 'known' ? rules.commands.map((c) => c.notAllowable) : rules.reason
+    }
+    expect(why('> X')).toEqual(['> X is not a command a rule can allow'])
+    expect(why('PATH=/tmp npm run test')).toEqual(['npm runs with PATH set'])
+    expect(why('sudo git status')).toEqual(['git runs through sudo'])
+    expect(why('NODE_ENV=test timeout 5 git status')).toEqual([undefined])
   })
 
   it('keeps an unknown analysis unknown', () => {
