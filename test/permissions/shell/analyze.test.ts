@@ -107,6 +107,44 @@ describe('analyzeShell: words', () => {
     expect(first?.args).toEqual(args)
   })
 
+  // Quoting as bash reads it (each row checked against bash 5's own printf '%s\n' of the words).
+  const quoting: Array<[string, string[]]> = [
+    ["echo $'a\\c' $'\\q'", ['a\\c', '\\q']],
+    ["echo $'\\cA' $'\\ca'", ['\u0001', '\u0001']],
+    ["echo $'\\U0001F600'", ['😀']],
+    ["echo $'a\\0b' $'a\\x00b'", ['a', 'a']],
+    ["echo $'\\101' $'\\1012' $'\\x414' $'\\u00414'", ['A', 'A2', 'A4', 'A4']],
+    ["echo $'a\\'b' $'\\e' $'\\E'", ["a'b", '\u001b', '\u001b']],
+    ['echo "a\\\nb"', ['ab']],
+    ['echo "a\\qb" "a$" "$" "a\\$b"', ['a\\qb', 'a$', '$', 'a$b']],
+    ["echo 'a\\\nb' $'a\\\nb'", ['a\\\nb', 'a\\\nb']],
+  ]
+  it.each(quoting)('%j has the words %j', (command, args) => {
+    expect(known(command)[0]?.args).toEqual(args)
+  })
+
+  it('refuses an escape out of the range of Unicode', () => {
+    expect(analysis("echo $'\\U110000'")).toMatchObject({
+      kind: 'unknown',
+      reason: "the escape \\U110000 in $'…' is out of range",
+    })
+  })
+
+  // [word, the expansions bash would make of it]
+  const expansions: Array<[string, string[]]> = [
+    ['~/x', ['tilde']],
+    ['a~', []],
+    ['{a,b}', ['brace']],
+    ['{1..3}', ['brace']],
+    ['{a}', []],
+    ['x?', ['glob']],
+    ['[ab]', ['glob']],
+    ['x', []],
+  ]
+  it.each(expansions)('%j expands as %j', (word, kinds) => {
+    expect(known(`echo ${word}`)[0]?.argExpansions).toEqual([kinds])
+  })
+
   it('keeps the original text of a path', () => {
     expect(known('/bin/rm -f x')[0]?.text).toBe('/bin/rm -f x')
   })
