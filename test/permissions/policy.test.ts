@@ -13,6 +13,7 @@ import type { PathJudge } from '../../src/permissions/paths.js'
 import {
   createPermissionPolicy,
   type CanUseTool,
+  type PermissionAnswer,
   type PermissionMode,
   type PermissionRequest,
 } from '../../src/permissions/policy.js'
@@ -74,6 +75,15 @@ const decide = (
   hook?: Parameters<ReturnType<typeof policyOf>['decide']>[3],
 ) => Promise.resolve(policyOf(setup).decide(tool, input, context(), hook))
 const allowAll: CanUseTool = () => ({ behavior: 'allow' })
+/** An app that gives `answer` to every request and keeps the reason of each. */
+const recordingApp = (answer: PermissionAnswer) => {
+  const reasons: string[] = []
+  const canUseTool: CanUseTool = (request) => {
+    reasons.push(request.reason)
+    return answer
+  }
+  return { reasons, canUseTool }
+}
 const judge: PathJudge = {
   cwd,
   realPath: (path) => (path === '/work/proj/out' ? '/etc/passwd' : path),
@@ -109,19 +119,11 @@ describe('precedence and reasons', () => {
   })
 
   it('asks by an ask rule, then by a hook (with its reason or a default one)', async () => {
-    const asked: PermissionRequest[] = []
-    const canUseTool: CanUseTool = (request) => {
-      asked.push(request)
-      return { behavior: 'allow' }
-    }
+    const { reasons: asked, canUseTool } = recordingApp({ behavior: 'allow' })
     await decide({ config: { ask: ['Bash(ls:*)'] }, canUseTool }, Bash, { command: 'ls' }, { decision: 'allow' })
     await decide({ canUseTool }, Bash, { command: 'ls' }, { decision: 'ask' })
     await decide({ canUseTool }, Bash, { command: 'ls' }, { decision: 'ask', reason: 'the hook wants a look' })
-    expect(asked.map((r) => r.reason)).toEqual([
-      'the rule Bash(ls:*) asks first',
-      'a hook asks first',
-      'the hook wants a look',
-    ])
+    expect(asked).toEqual(['the rule Bash(ls:*) asks first', 'a hook asks first', 'the hook wants a look'])
   })
 
   it('denies what writes in plan mode, a hook allowing included, and lets what reads through', async () => {
@@ -200,18 +202,17 @@ describe('acceptEdits', () => {
   })
 
   it('leaves to the tool a change outside it, to cwd itself, through a link out, or with no path', async () => {
-    const noApp = (path: string) => `Write needs approval (${path}) and this app has no way to ask the user`
+    const asking = checked(() => ({ behavior: 'ask', message: 'the tool asks' }))
+    const writing = { ...asking, getPath: (i: unknown) => (i as { file_path: string }).file_path }
     for (const [setup, input] of [
       [{ mode: 'acceptEdits' }, write('/etc/hosts')],
       [{ mode: 'acceptEdits' }, write('/work/proj')],
       [{ mode: 'acceptEdits', judge }, write('/work/proj/out')],
     ] as const) {
-      const asking = checked(() => ({ behavior: 'ask', message: 'the tool asks' }))
-      const verdict = await decide(setup, { ...asking, getPath: (i) => (i as { file_path: string }).file_path }, input)
-      expect(verdict).toEqual({
+      expect(await decide(setup, writing, input)).toEqual({
         behavior: 'deny',
         source: 'default',
-        reason: noApp('the tool asks').replace('Write', 'Checked'),
+        reason: 'Checked needs approval (the tool asks) and this app has no way to ask the user',
       })
     }
     const noPath = checked(() => ({ behavior: 'deny', message: 'no path' }))
@@ -266,11 +267,7 @@ describe("the tool's own check", () => {
   })
 
   it("asks the app with the tool's message, or a default one when the tool gave none", async () => {
-    const asked: string[] = []
-    const canUseTool: CanUseTool = (request) => {
-      asked.push(request.reason)
-      return { behavior: 'allow' }
-    }
+    const { reasons: asked, canUseTool } = recordingApp({ behavior: 'allow' })
     await decide(
       { canUseTool },
       checked(() => ({ behavior: 'ask', message: 'sure?' })),
@@ -386,11 +383,7 @@ describe('what always asks', () => {
   it('asks for a change to a protected path in every mode, and not for a read of it or without a judge', async () => {
     const write = { file_path: '/work/proj/.git/config', content: '' }
     const reason = '/work/proj/.git/config is inside .git, which is protected: changes there always ask first'
-    const seen: string[] = []
-    const canUseTool: CanUseTool = (request) => {
-      seen.push(request.reason)
-      return { behavior: 'deny', message: 'no' }
-    }
+    const { reasons: seen, canUseTool } = recordingApp({ behavior: 'deny', message: 'no' })
     await decide({ mode: 'bypassPermissions', judge, canUseTool }, Write, write)
     expect(seen).toEqual([reason])
     expect(await decide({ mode: 'bypassPermissions', judge }, Read, { file_path: write.file_path })).toEqual({
@@ -402,11 +395,7 @@ describe('what always asks', () => {
   })
 
   it('asks for a shell redirection that writes a protected path, with a judge only', async () => {
-    const seen: string[] = []
-    const canUseTool: CanUseTool = (request) => {
-      seen.push(request.reason)
-      return { behavior: 'deny', message: 'no' }
-    }
+    const { reasons: seen, canUseTool } = recordingApp({ behavior: 'deny', message: 'no' })
     await decide({ mode: 'bypassPermissions', judge, canUseTool }, Bash, { command: 'echo x > .git/hooks/pre-commit' })
     // Every redirection counts, not only the first.
     await decide({ mode: 'bypassPermissions', judge, canUseTool }, Bash, { command: 'echo a > a.txt; echo b > .git/b' })
@@ -427,11 +416,7 @@ describe('what always asks', () => {
 
   it('asks for a command it cannot follow only while deny or ask rules with a specifier restrict the tool', async () => {
     const hidden = { command: 'eval "$CMD"' }
-    const seen: string[] = []
-    const canUseTool: CanUseTool = (request) => {
-      seen.push(request.reason)
-      return { behavior: 'deny', message: 'no' }
-    }
+    const { reasons: seen, canUseTool } = recordingApp({ behavior: 'deny', message: 'no' })
     await decide({ config: { deny: ['Bash(rm:*)'] }, mode: 'bypassPermissions', canUseTool }, Bash, hidden)
     expect(seen).toHaveLength(1)
     expect(seen[0]).toMatch(/^the command cannot be analysed fully \(.+\), and rules restrict what Bash may run$/)
