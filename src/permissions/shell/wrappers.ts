@@ -30,6 +30,18 @@ function splitAssignments(words: readonly Word[]): { assignments: WordAssignment
   return { assignments, rest: words.slice(i) }
 }
 
+/**
+ * A wrapper that reads its own options before the command and none after it (GNU getopt with
+ * `+`): `nohup sh -c '…' --help` runs sh, whose --help it is. `selfish` options (--help, -V …)
+ * make the wrapper print and run nothing; an option it does not have is unknown.
+ */
+const leading =
+  (via: string, spec: OptionSpec, ...selfish: string[]): Peeler =>
+  (words) =>
+    afterOptions(words, spec, via, (options, rest) => (has(options, ...selfish) ? SELF : wrapped(via, rest)))
+
+const STANDARD: OptionSpec = { long: ['help', 'version'] }
+
 const ENV: OptionSpec = {
   flags: 'i0v',
   withArg: 'uCS',
@@ -49,10 +61,7 @@ const env: Peeler = (words) => {
   })
 }
 
-const command: Peeler = (words) =>
-  afterOptions(words, { flags: 'pvV' }, 'command', (options, rest) =>
-    has(options, 'v', 'V') ? SELF : wrapped('command', rest),
-  )
+const command = leading('command', { flags: 'pvV' }, 'v', 'V')
 
 const exec: Peeler = (words) =>
   afterOptions(words, { flags: 'cl', withArg: 'a' }, 'exec', (_options, rest) =>
@@ -60,13 +69,6 @@ const exec: Peeler = (words) =>
       ? unknown('exec without a command changes the shell itself (its descriptors)')
       : wrapped('exec', rest),
   )
-
-const plain =
-  (via: string): Peeler =>
-  (words) =>
-    words.slice(1).some((word) => word.value === '--help' || word.value === '--version')
-      ? SELF
-      : wrapped(via, words[1]?.value === '--' ? words.slice(2) : words.slice(1))
 
 const timeout: Peeler = (words) => {
   const spec: OptionSpec = {
@@ -76,44 +78,38 @@ const timeout: Peeler = (words) => {
     longArg: ['signal', 'kill-after'],
   }
   return afterOptions(words, spec, 'timeout', (options, rest) => {
-    if (has(options, 'help', 'version')) return SELF
-    const [duration, ...inner] = rest
-    if (duration !== undefined && isDynamic(duration))
-      return unknown(`the duration of timeout is computed at run time (${duration.raw})`)
-    return wrapped('timeout', inner)
+    // The duration is the first operand, which the scan has already found literal.
+    return has(options, 'help', 'version') ? SELF : wrapped('timeout', rest.slice(1))
   })
 }
 
+const niceOptions = leading('nice', { withArg: 'n', longArg: ['adjustment'], ...STANDARD }, 'help', 'version')
+
+/** `nice -5 cmd` is an old form of `nice -n 5 cmd`. */
 const nice: Peeler = (words) => {
-  const first = words[1]?.value ?? ''
-  if (/^-\d+$/.test(first) && words[1] !== undefined && !isDynamic(words[1])) return wrapped('nice', words.slice(2))
-  return afterOptions(
-    words,
-    { withArg: 'n', longArg: ['adjustment'], long: ['help', 'version'] },
-    'nice',
-    (options, rest) => (has(options, 'help', 'version') ? SELF : wrapped('nice', rest)),
-  )
+  const first = words[1]
+  if (first !== undefined && !isDynamic(first) && /^-\d+$/.test(first.value)) return wrapped('nice', words.slice(2))
+  return niceOptions(words)
 }
 
-const ionice: Peeler = (words) => {
-  const spec: OptionSpec = {
+// ionice -p/-P/-u sets the class of running processes and runs nothing.
+const ionice = leading(
+  'ionice',
+  {
     flags: 't',
     withArg: 'cnpPu',
     long: ['ignore', 'help', 'version'],
     longArg: ['class', 'classdata', 'pid', 'pgid', 'uid'],
-  }
-  return afterOptions(words, spec, 'ionice', (options, rest) =>
-    has(options, 'p', 'P', 'u', 'pid', 'pgid', 'uid', 'help', 'version') ? SELF : wrapped('ionice', rest),
-  )
-}
+  },
+  ...['p', 'P', 'u', 'pid', 'pgid', 'uid', 'help', 'version'],
+)
 
-const stdbuf: Peeler = (words) =>
-  afterOptions(
-    words,
-    { withArg: 'ioe', longArg: ['input', 'output', 'error'], long: ['help', 'version'] },
-    'stdbuf',
-    (options, rest) => (has(options, 'help', 'version') ? SELF : wrapped('stdbuf', rest)),
-  )
+const stdbuf = leading(
+  'stdbuf',
+  { withArg: 'ioe', longArg: ['input', 'output', 'error'], ...STANDARD },
+  'help',
+  'version',
+)
 
 const XARGS: OptionSpec = {
   flags: '0rtpxo',
@@ -165,13 +161,12 @@ const sudo: Peeler = (words) =>
     return split.rest.length === 0 ? SELF : wrapped('sudo', split.rest, { assignments: split.assignments })
   })
 
-const time: Peeler = (words) =>
-  afterOptions(
-    words,
-    { flags: 'pvq', withArg: 'f', long: ['portability', 'verbose', 'quiet'], longArg: ['format'] },
-    'time',
-    (_o, rest) => wrapped('time', rest),
-  )
+const time = leading('time', {
+  flags: 'pvq',
+  withArg: 'f',
+  long: ['portability', 'verbose', 'quiet'],
+  longArg: ['format'],
+})
 
 const WATCH: OptionSpec = {
   flags: 'bcCdegptwxr',
@@ -209,9 +204,10 @@ const find: Peeler = (words) => {
 const PEELERS: Readonly<Record<string, Peeler>> = {
   env,
   command,
-  builtin: plain('builtin'),
+  // bash's builtin has --help and no other option.
+  builtin: leading('builtin', { long: ['help'] }, 'help'),
   exec,
-  nohup: plain('nohup'),
+  nohup: leading('nohup', STANDARD, 'help', 'version'),
   timeout,
   nice,
   ionice,
@@ -221,9 +217,17 @@ const PEELERS: Readonly<Record<string, Peeler>> = {
   time,
   watch,
   find,
-  nocorrect: plain('nocorrect'),
-  noglob: plain('noglob'),
-  setsid: plain('setsid'),
+  // zsh's precommand modifiers take no options.
+  nocorrect: leading('nocorrect', {}),
+  noglob: leading('noglob', {}),
+  setsid: leading(
+    'setsid',
+    { flags: 'cfwhV', long: ['ctty', 'fork', 'wait', 'help', 'version'] },
+    'h',
+    'V',
+    'help',
+    'version',
+  ),
   bash: shell('bash', 'bash'),
   sh: shell('sh', 'bash'),
   dash: shell('dash', 'bash'),
