@@ -30,12 +30,16 @@ const missing = (name: string) => (): never => {
 
 /**
  * The failure an event brings to a step: its own `failure`, or for `abort` a cancellation
- * (an interruption when the tool was running). Shared by the machine's assign and by the step
+ * (an interruption once the tool has started). Shared by the machine's assign and by the step
  * recorder, which runs on exit — before the transition's assign.
  */
 export function failureOfEvent(event: ToolCallEvent, step: Step): Failure | null {
   if (event.type === 'abort')
-    return { step, code: step === 'call' ? 'interrupted' : 'cancelled', message: event.reason }
+    return {
+      step,
+      code: step === 'call' && event.started !== false ? 'interrupted' : 'cancelled',
+      message: event.reason,
+    }
   return 'failure' in event && event.failure !== undefined ? event.failure : null
 }
 

@@ -53,4 +53,5 @@ export type ToolCallEvent =
   | { type: 'budget.done' }
   | { type: 'postHook.done' }
   /** Interrupts the call; `force` stops even a 'block' tool (sibling cascade, discard). */
-  | { type: 'abort'; reason: string; force?: boolean }
+  /** `started: false` at the call step: the tool waits at its write-ahead fence and has not run. */
+  | { type: 'abort'; reason: string; force?: boolean; started?: boolean }

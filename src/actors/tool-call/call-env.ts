@@ -71,6 +71,8 @@ export interface CallEnv {
   persisted?: { path: string; chars: number }
   block?: ToolResultBlock
   emitted: boolean
+  /** The call step has started the tool (it had passed its write-ahead fence). */
+  started?: true
   /** An interruption that came while the call waited to start (its write-ahead fence): it never starts. */
   abortRequested?: string
   toolContext?: ToolContext

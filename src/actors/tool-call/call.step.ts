@@ -35,6 +35,7 @@ function fenceFailedText(name: string, error: unknown): string {
 }
 
 function startTool({ self, env, tool }: ResolvedStepArgs): void {
+  env.started = true
   invokeTool(tool, env.input, toolContextOf(env, env.turnId, env.toolUseId)).then(
     (output) => {
       env.output = output

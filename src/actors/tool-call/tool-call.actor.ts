@@ -180,7 +180,8 @@ export function startToolCall(
     onDone: done.onDone,
     abort: (reason: string, force = false) => {
       env.abortRequested ??= reason
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force })
+      const started = env.started === true
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force, started })
     },
   }
 }
