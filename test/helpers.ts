@@ -45,3 +45,10 @@ export const Echo = buildTool({
     return text.repeat(times ?? 1)
   },
 })
+
+/** A promise the test opens: `await g.opened` waits until `g.open()`. */
+export function gate(): { open: () => void; opened: Promise<void> } {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  return { open, opened }
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, createKernel, projectMessages, type KernelEvent, type ToolResultBlock } from '../src/index.js'
 import { resolveMaxConcurrency } from '../src/kernel.js'
-import { assistant, Echo, testKernel } from './helpers.js'
+import { assistant, Echo, gate, testKernel } from './helpers.js'
 
 const content = (block: ToolResultBlock | undefined) => block?.content
 const types = (events: readonly KernelEvent[], id: string) =>
@@ -459,12 +459,6 @@ describe('scheduling', () => {
 })
 
 describe('abort', () => {
-  const gate = () => {
-    let open!: () => void
-    const opened = new Promise<void>((resolve) => (open = resolve))
-    return { open, opened }
-  }
-
   it('cancels every call of a turn whose signal is already aborted, without running any', async () => {
     let ran = 0
     const Count = buildTool({

@@ -9,7 +9,7 @@ import {
   type KernelEvent,
   type TurnUpdate,
 } from '../src/index.js'
-import { testKernel } from './helpers.js'
+import { gate, testKernel } from './helpers.js'
 
 const fixture = (name: string) => parseSSE(readFileSync(new URL(`./fixtures/streams/${name}`, import.meta.url), 'utf8'))
 const seqOf = (events: readonly KernelEvent[], type: KernelEvent['type'], id?: string) =>
@@ -190,11 +190,6 @@ describe('OpenAI', () => {
 })
 
 describe('streaming turns', () => {
-  const gate = () => {
-    let open!: () => void
-    const opened = new Promise<void>((resolve) => (open = resolve))
-    return { open, opened }
-  }
   const block = (index: number, id: string, name: string, input: unknown) => [
     { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } },
     { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } },

@@ -156,13 +156,8 @@ export function startToolCall(
     }
     unbind()
   }
-  let actor: ReturnType<typeof createActor<ProvidedToolCallMachine['machine']>>
-  try {
-    actor = createActor(machine, { input, id: callId })
-  } catch (error) {
-    failInternally(error)
-    return { onDone: (listener) => listener(NOT_FAILED), abort: () => {} }
-  }
+  // XState never throws out of createActor: an error in the initial step comes to `error` below.
+  const actor = createActor(machine, { input, id: callId })
   const done = settleOnce()
   actor.subscribe({
     complete: () => {
