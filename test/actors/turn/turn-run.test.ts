@@ -1,0 +1,158 @@
+/**
+ * A turn's life (turn-run.ts) alone, through a kernel: why calls not yet started were voided
+ * (the stop reason, the app's abort reason), what starts while the message still streams (only
+ * what the permission preview settles without asking), that a second interruption changes
+ * nothing, and that the result waits for the log to make the turn durable.
+ */
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { buildTool, createMemoryLog, type EventLog } from '../../../src/index.js'
+import { assistant, fixedClock, gate, testKernel } from '../../helpers.js'
+
+const text = (block: { content?: unknown } | undefined) => String(block?.content)
+
+/** A tool that must run alone (not concurrency-safe), so a streaming turn never starts it early. */
+function counting() {
+  const state = { ran: 0 }
+  const tool = buildTool({
+    name: 'Touch',
+    description: () => 't',
+    inputSchema: z.object({}),
+    call: async () => (state.ran++, 'touched'),
+  })
+  return { tool, state }
+}
+
+describe('calls not yet started when the message ended otherwise than with tool_use', () => {
+  // [the stop reason, why the call did not run]
+  const rows: Array<[string | null, string]> = [
+    [null, 'the message ended without a stop reason, so calls not yet started were not run'],
+    [
+      'max_tokens',
+      'the message ended with stop reason "max_tokens" instead of tool use, so calls not yet started were not run',
+    ],
+    ['error', "the model's stream failed before the message ended, so calls not yet started were not run"],
+  ]
+  it.each(rows)('stop reason %j', async (stopReason, reason) => {
+    const { tool, state } = counting()
+    const turn = testKernel([tool]).startTurn()
+    turn.addToolUse({ id: 't', name: 'Touch', input: {} })
+    turn.end(stopReason as string)
+    const { message } = await turn.result()
+    expect(state.ran).toBe(0)
+    expect(text(message.content[0])).toBe(
+      `Touch was cancelled before it ran: ${reason}. It had no effect; call it again if it is still needed.`,
+    )
+  })
+})
+
+describe("the app's abort reason, as the model reads it", () => {
+  const DEFAULT = 'the user interrupted the turn'
+  // [what signal.reason is, the reason given]
+  const rows: Array<[string, () => AbortSignal, string]> = [
+    ['none (an AbortError)', () => AbortSignal.abort(), DEFAULT],
+    ['a string', () => AbortSignal.abort('user pressed Esc'), 'user pressed Esc'],
+    ['an empty string', () => AbortSignal.abort(''), DEFAULT],
+    ['an Error', () => AbortSignal.abort(new Error('deadline passed')), 'deadline passed'],
+    ['an Error without a message', () => AbortSignal.abort(new Error('')), DEFAULT],
+    ['something else', () => AbortSignal.abort(42), DEFAULT],
+  ]
+  it.each(rows)('%s', async (_what, signal, reason) => {
+    const { tool } = counting()
+    const { message } = await testKernel([tool]).runTurn(assistant(['t', 'Touch', {}]), { signal: signal() })
+    expect(text(message.content[0])).toBe(
+      `Touch was cancelled before it ran: ${reason}. It had no effect; call it again if it is still needed.`,
+    )
+  })
+})
+
+describe('what starts while the message still streams', () => {
+  function safeTool(name: string, ran: string[]) {
+    return buildTool({
+      name,
+      description: () => name,
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      call: async () => (ran.push(name), 'looked'),
+    })
+  }
+
+  it('a safe call the rules allow starts at once; one the rules ask about waits for the end', async () => {
+    const ran: string[] = []
+    const asked: string[] = []
+    const kernel = testKernel([safeTool('Look', ran), safeTool('Peek', ran)], {
+      permissions: { mode: 'default', allow: ['Look'], ask: ['Peek'] },
+      canUseTool: async (request) => (asked.push(request.tool), { behavior: 'allow' }),
+    })
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'a', name: 'Look', input: {} })
+    turn.addToolUse({ id: 'b', name: 'Peek', input: {} })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(ran).toEqual(['Look'])
+    expect(asked).toEqual([])
+    turn.end()
+    await turn.result()
+    expect(asked).toEqual(['Peek'])
+    expect(ran).toEqual(['Look', 'Peek'])
+  })
+})
+
+describe('interruptions', () => {
+  it('a second discard, or one once the turn is over, logs nothing more', async () => {
+    const release = gate()
+    const Hold = buildTool({
+      name: 'Hold',
+      description: () => 'h',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      call: async () => (await release.opened, 'held'),
+    })
+    const kernel = testKernel([Hold])
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'h', name: 'Hold', input: {} })
+    turn.discard('first')
+    turn.discard('second')
+    release.open()
+    const { events, discarded } = await turn.result()
+    expect(discarded).toBe(true)
+    expect(events.filter((e) => e.type === 'turn.discarded')).toMatchObject([{ reason: 'first' }])
+    const logged = kernel.log.read().length
+    turn.discard('late')
+    expect(kernel.log.read().length).toBe(logged)
+  })
+})
+
+describe('the result', () => {
+  it('has no logError while the log works', async () => {
+    const { tool } = counting()
+    const result = await testKernel([tool]).runTurn(assistant(['t', 'Touch', {}]))
+    expect('logError' in result).toBe(false)
+  })
+
+  it('waits for the fence after turn.completed: it is returned once the turn is durable', async () => {
+    const inner = createMemoryLog(fixedClock())
+    const fences: Array<() => void> = []
+    const log: EventLog = {
+      append: (event) => inner.append(event),
+      read: () => inner.read(),
+      events$: inner.events$,
+      close: () => inner.close(),
+      fence: () => new Promise<void>((resolve) => fences.push(resolve)),
+    }
+    const { tool } = counting()
+    let settled = false
+    const turn = testKernel([tool], { log })
+      .runTurn(assistant(['t', 'Touch', {}]))
+      .then((result) => ((settled = true), result))
+    // The write-ahead fence before the tool, then the fence after turn.completed.
+    for (let fence = 0; fence < 2; fence++) {
+      while (fences.length <= fence) await new Promise((resolve) => setImmediate(resolve))
+      expect(settled).toBe(false)
+      fences[fence]?.()
+    }
+    const { message } = await turn
+    expect(inner.read().at(-1)?.type).toBe('turn.completed')
+    expect(text(message.content[0])).toBe('touched')
+  })
+})
