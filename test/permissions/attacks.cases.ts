@@ -174,6 +174,11 @@ const readOnlyCases: AttackCase[] = [
   ...readOnly("[ -v 'a[$(touch X)]' ]", '[ -v evaluates the subscript too'),
   ...readOnly('[[ -v a[$(touch X)] ]]', '[[ -v evaluates the subscript'),
   ...readOnly("printf -v 'a[$(touch X)]' x", 'printf -v assigns through an evaluated subscript'),
+  // Found by mutation testing of evaluation.ts: the subscript of a name bash computes, or decodes.
+  ...readOnly("[[ -v $'a[\\x24(touch X)]' ]]", '[[ -v evaluates the subscript of an ANSI-C string, decoded'),
+  ...readOnly("[[ $'a[\\x24(touch X)]' -eq 1 ]]", 'arithmetic reads an ANSI-C string decoded'),
+  ...readOnly('echo "${y:-$\'\\x24(touch X)\'}"', 'a default value in double quotes decodes, then expands'),
+  ...readOnly('echo ${y:-<(touch X)}', 'a default value runs a process substitution the grammar reads as a word'),
   // control flow, functions, aliases, traps, eval, shells
   ...readOnly('if ls; then touch X; fi', 'an if'),
   ...readOnly('for f in a; do touch X; done', 'a for loop'),
@@ -458,6 +463,9 @@ const denyRuleCases: AttackCase[] = [
     source: claude(6036, 'find -exec reached files the rules denied'),
   }),
   ...denyRule("git -c alias.x='!rm V' x", 'a git shell alias runs it', { setup: ['git'] }),
+  // Found by mutation testing of evaluation.ts: bash evaluates a subscript in a value it computes.
+  ...denyRule('printf \'a[$(rm V)]\' > f; test -v "$(cat f)"', 'test -v of a variable name read from a file'),
+  ...denyRule("linux='b[$(rm V)]'; echo $((OSTYPE))", 'OSTYPE is linux-gnu, which names the variable set first'),
 ]
 
 // ---------------------------------------------------------------------------------------------

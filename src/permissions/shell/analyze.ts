@@ -53,11 +53,27 @@ function analyzeSource(source: string, scope: Scope): ShellTree {
   return tree
 }
 
+/** Variables bash itself keeps numeric, whatever the environment held: their values name nothing. */
+const NUMERIC_BY_BASH = new Set([
+  'LINENO',
+  'RANDOM',
+  'SRANDOM',
+  'SECONDS',
+  'EPOCHSECONDS',
+  'BASHPID',
+  'PPID',
+  'UID',
+  'EUID',
+])
+
 /**
  * Bash evaluates the value of a variable used in arithmetic (and `${!x}`) as code:
  * `x='a[$(rm -rf ~)]'; echo $((x))` runs rm. A variable the command itself sets (other than by
  * arithmetic), or one bash sets from the command's own text (`$_`, `$1`, `REPLY`), and then
- * evaluates is unknown; variables from the environment are the kernel's own.
+ * evaluates is unknown. A variable from the environment is the kernel's own, but its value may
+ * name one the command sets (OSTYPE is linux-gnu: `linux='a[$(rm x)]'; echo $((OSTYPE))`), so a
+ * command that sets any variable and evaluates one it does not set is unknown too, unless bash
+ * keeps that one numeric.
  */
 function checkEvaluated(shared: Shared): void {
   for (const name of shared.evaluated) {
@@ -69,6 +85,10 @@ function checkEvaluated(shared: Shared): void {
     if (shared.assigned.has(name)) {
       fail(`bash evaluates the value of ${name} as arithmetic or a name, and the command sets ${name} itself`)
     }
+  }
+  const name = [...shared.evaluated].find((evaluated) => !NUMERIC_BY_BASH.has(evaluated))
+  if (name !== undefined && shared.assigned.size > 0) {
+    fail(`bash evaluates the value of ${name} as arithmetic or a name, and it may name a variable the command sets`)
   }
 }
 

@@ -9,6 +9,7 @@ import { deeper, pushCommand } from './scope.js'
 import type { Scope } from './scope.js'
 import type { ShellNode } from './shell.types.js'
 import { fail } from './unknown.js'
+import { decodeAnsiC } from './words.js'
 
 function visitChildren(node: ShellNode, scope: Scope): void {
   for (const child of node.children) scope.shared.visit(child, scope)
@@ -44,7 +45,10 @@ export function unescapeBackquoted(text: string): string {
   return text.replace(/\\([\\`$])/g, '$1')
 }
 
-/** Test expressions: arithmetic comparisons evaluate their operands; `-v a[$(x)]` evaluates. */
+/**
+ * Test expressions: arithmetic comparisons evaluate their operands; `-v` evaluates the subscript of
+ * the name its word expands to, so any expansion in it (`-v $x`, `-v $'a[\x24(x)]'`) is unknown.
+ */
 const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'])
 
 export function visitTest(node: ShellNode, scope: Scope): void {
@@ -54,8 +58,7 @@ export function visitTest(node: ShellNode, scope: Scope): void {
       for (const side of [...fieldOf(expression, 'left'), ...fieldOf(expression, 'right')]) visitArithmetic(side, scope)
     }
     if (expression.type === 'unary_expression' && operator === '-v') {
-      if (/\[.*[$`]/s.test(expression.text))
-        fail(`the test ${snippet(expression.text)} evaluates a subscript as arithmetic`)
+      if (/[$`]/.test(expression.text)) fail(`the test ${snippet(expression.text)} evaluates a subscript as arithmetic`)
       for (const name of subscriptNames(expression.text)) scope.shared.evaluated.add(name)
     }
     for (const child of expression.children) walk(child)
@@ -116,9 +119,6 @@ export function visitArithmetic(node: ShellNode, scope: Scope): void {
       return fail(
         `bash evaluates the output of ${snippet(node.text)} as arithmetic, where array subscripts in it run commands`,
       )
-    case 'variable_assignment':
-      for (const child of node.children) visitArithmetic(child, scope)
-      return
     default:
       if (node.children.length === 0 && ARITHMETIC_TEXT.has(node.type)) visitArithmeticText(node, scope)
       else if (node.children.length === 0 && OPAQUE_LEAVES.has(node.type)) checkUnparsed(node)
@@ -132,12 +132,17 @@ export function visitArithmetic(node: ShellNode, scope: Scope): void {
  */
 function visitArithmeticText(node: ShellNode, scope: Scope): void {
   checkUnparsed(node)
-  for (const name of identifiersIn(node.text)) scope.shared.evaluated.add(name)
+  for (const name of identifiersIn(leafText(node))) scope.shared.evaluated.add(name)
   if (node.type === 'word') scope.shared.visit(node, scope)
 }
 
+/** The text bash reads in a leaf: an ANSI-C string decoded (`$'\x24(rm x)'` is `$(rm x)`, `$'\x79'` is y). */
+function leafText(node: ShellNode): string {
+  return node.type === 'ansi_c_string' ? decodeAnsiC(node.text.slice(2, -1)) : node.text
+}
+
 function checkUnparsed(node: ShellNode): void {
-  if (hasUnparsedSubstitution(node.text)) {
+  if (hasUnparsedSubstitution(leafText(node))) {
     fail(`the text ${snippet(node.text)} contains a substitution the parser did not read`)
   }
 }
@@ -212,7 +217,11 @@ export function visitExpansion(node: ShellNode, scope: Scope): void {
 
 /** The single-quoted parts of an expansion's word, outside any nested substitution. */
 function checkSingleQuoted(node: ShellNode): void {
-  if (node.type === 'raw_string') return checkUnparsed(node)
+  if (node.type === 'raw_string' || node.type === 'ansi_c_string') return checkUnparsed(node)
+  // Unquoted, `${y:-<(rm x)}` runs rm, but the grammar reads `<(rm x)` there as a plain word.
+  if (node.type === 'word' && /(^|[^\\])[<>]\(/.test(node.text)) {
+    fail(`the word ${snippet(node.text)} is a process substitution the parser did not read`)
+  }
   if (node.type === 'command_substitution' || node.type === 'process_substitution') return
   for (const child of node.children) checkSingleQuoted(child)
 }

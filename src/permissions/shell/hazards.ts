@@ -6,6 +6,7 @@
 import type { Assignment } from './shell.types.js'
 import { subscriptNames } from './evaluation.js'
 import type { Word } from './words.js'
+import { isDynamic } from './words.js'
 
 /** Builtins that run code they receive as data. */
 const EVALUATORS: Readonly<Record<string, string>> = {
@@ -115,6 +116,10 @@ export function commandHazard(name: string, words: readonly Word[]): string | un
   if (NAME_TAKERS.has(name) && (name !== 'printf' || args.includes('-v'))) {
     const subscripted = args.find((arg) => /\[.*[$`]/s.test(arg))
     if (subscripted !== undefined) return `${name} evaluates the subscript in ${subscripted} as arithmetic`
+    const computed = nameOperands(name, words).find(isDynamic)
+    if (computed !== undefined) {
+      return `${name} takes the variable name ${computed.raw} computed at run time, whose subscript bash evaluates as arithmetic`
+    }
   }
   return undefined
 }
@@ -137,4 +142,14 @@ export function namesAssignedBy(name: string, words: readonly Word[]): string[] 
     .slice(1)
     .map((word) => /^([A-Za-z_][A-Za-z0-9_]*)/.exec(word.value)?.[1])
     .filter((found): found is string => found !== undefined)
+}
+
+/** The words a name-taking builtin reads as variable names (option arguments aside, roughly). */
+function nameOperands(name: string, words: readonly Word[]): Word[] {
+  const args = words.slice(1)
+  const after = (flag: string): Word[] => args.filter((_, i) => args[i - 1]?.value === flag)
+  if (name === 'test' || name === '[' || name === 'printf') return after('-v')
+  if (name === 'wait') return after('-p')
+  if (name === 'getopts') return args.filter((word) => !word.value.startsWith('-')).slice(1, 2)
+  return args.filter((word) => !word.value.startsWith('-'))
 }
