@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createMemoryLog, type EventLog } from '../../../src/index.js'
+import { buildTool, createMemoryLog, type EventLog, type HooksConfig } from '../../../src/index.js'
 import { assistant, fixedClock, testKernel } from '../../helpers.js'
 
 /** A memory log whose fences wait for `release` (or fail with `fail`). */
@@ -91,6 +91,28 @@ describe('the call step waits for the write-ahead fence', () => {
       )
     },
   )
+})
+
+describe('post-hooks of a call the fence kept from starting', () => {
+  it('a call cancelled at its fence never ran: no PostToolUseFailure hook runs for it', async () => {
+    const { tool } = counter('cancel')
+    const { log, release } = fencedLog()
+    const failures: string[] = []
+    const hooks: HooksConfig = {
+      PostToolUseFailure: [
+        { hooks: [{ type: 'function', name: 'note', fn: (input) => void failures.push(String(input.tool_name)) }] },
+      ],
+    }
+    const controller = new AbortController()
+    const turn = testKernel([tool], { log, hooks }).runTurn(assistant(['t1', 'Touch', {}]), {
+      signal: controller.signal,
+    })
+    await tick()
+    controller.abort('user pressed Esc')
+    release()
+    await turn
+    expect(failures).toEqual([])
+  })
 })
 
 describe('the call step runs the tool', () => {
