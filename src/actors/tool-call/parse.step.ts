@@ -12,23 +12,21 @@ import { decidesAtOnce } from './at-once.js'
  * that cancels on interrupt).
  */
 export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
+  // Parse is the first step: the only failure before it is the scheduler's (a voided call).
   if (env.voided !== undefined) return { failure: env.voided }
-  if (context.failure !== null) return undefined
   const { registry, hooks } = env.services
   const tool = registry.find(env.name)
   if (tool === undefined)
     return fail(
-      'parse',
       'unknown_tool',
       // Only tools the model may use are suggested: a tool denied outright is never named.
       text.unknownToolText(env.name, env.services.offeredTools),
     )
-  if (!guarded(() => tool.isEnabled(), false)) return fail('parse', 'tool_disabled', text.disabledToolText(tool.name))
+  if (!guarded(() => tool.isEnabled(), false)) return fail('tool_disabled', text.disabledToolText(tool.name))
   env.tool = tool
-  if (env.inputError !== undefined)
-    return fail('parse', 'invalid_json', text.invalidJsonText(tool.name, env.inputError))
+  if (env.inputError !== undefined) return fail('invalid_json', text.invalidJsonText(tool.name, env.inputError))
   if (!isPlainObject(env.rawInput))
-    return fail('parse', 'not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
+    return fail('not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
   const steps = {
     customValidation: tool.validateInput !== undefined,
     preHooks: hooks.has('pre', tool, env.toolUseId),
@@ -41,8 +39,8 @@ export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> 
   return { steps, interrupt }
 }
 
-function fail(step: Failure['step'], code: Failure['code'], message: string): { failure: Failure } {
-  return { failure: { step, code, message } }
+function fail(code: Failure['code'], message: string): { failure: Failure } {
+  return { failure: { step: 'parse', code, message } }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
