@@ -4,21 +4,18 @@
 // coverage each mutant they touch would rerun them, for minutes, and they check the wiring to the
 // outside, which the unit and property tests of the mutated folders check from the inside.
 //
-// A permissions target (TK_MUTATE=src/permissions…) runs the folder's own tests (test/permissions):
-// every kernel test evaluates the policy, so with all of them each of its ~3,800 mutants reran
-// hundreds of kernel tests, and two runs did not finish in an hour. test/mutation.setup.ts clears
-// the shell analysis caches before each test, so a mutant behind a cache runs.
+// Every target runs the same suite: per-test coverage reruns only the tests that reach a mutant.
+// (An `include` of test/permissions alone for permission targets was here; mergeConfig appends
+// arrays, so it never narrowed anything, and the per-file runs took minutes with the whole suite.)
+// test/mutation.setup.ts clears the shell analysis caches before each test, so a mutant behind a
+// cache runs.
 import { defineConfig, mergeConfig } from 'vitest/config'
 import base from './vitest.config.js'
-
-const own =
-  process.env.TK_MUTATE?.startsWith('src/permissions') === true ? ['test/permissions/**/*.test.ts'] : undefined
 
 export default mergeConfig(
   base,
   defineConfig({
     test: {
-      ...(own === undefined ? {} : { include: own }),
       setupFiles: ['test/mutation.setup.ts'],
       exclude: [
         'node_modules/**',

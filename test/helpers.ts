@@ -1,6 +1,6 @@
 /** Small tools and messages shared by the tests. */
 import { z } from 'zod'
-import { buildTool, createKernel, createMemoryLog, type KernelOptions, type Tool } from '../src/index.js'
+import { buildTool, createKernel, createMemoryLog, type KernelOptions, type Tool, type Turn } from '../src/index.js'
 
 export const fixedClock = () => {
   let t = 0
@@ -51,4 +51,19 @@ export function gate(): { open: () => void; opened: Promise<void> } {
   let open!: () => void
   const opened = new Promise<void>((resolve) => (open = resolve))
   return { open, opened }
+}
+
+/** Streams a message whose one tool_use block's input JSON stops at `partial` (a stream cut off). */
+export function pushCutToolUse(turn: Pick<Turn, 'push'>, id: string, name: string, partial: string): void {
+  turn.push({ type: 'message_start', message: { id: 'm', role: 'assistant', content: [] } } as never)
+  turn.push({
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'tool_use', id, name, input: {} },
+  } as never)
+  turn.push({
+    type: 'content_block_delta',
+    index: 0,
+    delta: { type: 'input_json_delta', partial_json: partial },
+  } as never)
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool } from '../../../src/index.js'
-import { assistant, Echo, testKernel } from '../../helpers.js'
+import { assistant, Echo, pushCutToolUse, testKernel } from '../../helpers.js'
 
 const Off = buildTool({
   name: 'Off',
@@ -33,17 +33,7 @@ describe('what parse refuses, and how the log records it', () => {
 
   it('input JSON cut off in a stream: invalid_json at parse', async () => {
     const turn = testKernel([Echo]).startTurn()
-    turn.push({ type: 'message_start', message: { id: 'm', role: 'assistant', content: [] } } as never)
-    turn.push({
-      type: 'content_block_start',
-      index: 0,
-      content_block: { type: 'tool_use', id: 'a', name: 'Echo', input: {} },
-    } as never)
-    turn.push({
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'input_json_delta', partial_json: '{"te' },
-    } as never)
+    pushCutToolUse(turn, 'a', 'Echo', '{"te')
     turn.fail(new Error('reset'))
     const { events } = await turn.result()
     expect(events.find((e) => e.type === 'tool.rejected')).toMatchObject({ step: 'parse', code: 'invalid_json' })

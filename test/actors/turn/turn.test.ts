@@ -4,7 +4,7 @@
  * names the app's error, and what `updates()` gives a subscriber that comes late.
  */
 import { describe, expect, it } from 'vitest'
-import { assistant, Echo, fixedClock, gate, testKernel } from '../../helpers.js'
+import { assistant, Echo, fixedClock, gate, pushCutToolUse, testKernel } from '../../helpers.js'
 import { ReplaySubject } from 'rxjs'
 import { buildTool, createMemoryLog, type EventLog, type KernelEvent } from '../../../src/index.js'
 import { z } from 'zod'
@@ -102,17 +102,7 @@ describe('fail names the error the app caught', () => {
   ]
   it.each(rows)('%s', async (_what, error, text) => {
     const turn = testKernel([Echo]).startTurn()
-    turn.push({ type: 'message_start', message: { id: 'm', role: 'assistant', content: [] } } as never)
-    turn.push({
-      type: 'content_block_start',
-      index: 0,
-      content_block: { type: 'tool_use', id: 'cut', name: 'Echo', input: {} },
-    } as never)
-    turn.push({
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'input_json_delta', partial_json: '{"te' },
-    } as never)
+    pushCutToolUse(turn, 'cut', 'Echo', '{"te')
     turn.fail(error)
     const { message } = await turn.result()
     expect(String(message.content[0]?.content)).toContain(

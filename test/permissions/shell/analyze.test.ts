@@ -1,27 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest'
-import { loadBashGrammar } from '../../../src/adapters/bash-grammar.js'
+import { describe, expect, it } from 'vitest'
 import { analyzeShell } from '../../../src/permissions/shell/analyze.js'
-import type { BashParser, ShellAnalysis, SimpleCommand } from '../../../src/permissions/shell/shell.types.js'
-
-let parser: BashParser
-
-beforeAll(async () => {
-  parser = await loadBashGrammar()
-})
-
-function analysis(command: string): ShellAnalysis {
-  return analyzeShell(command, parser)
-}
-
-function known(command: string): readonly SimpleCommand[] {
-  const result = analysis(command)
-  if (result.kind === 'unknown') throw new Error(`expected ${JSON.stringify(command)} to be known: ${result.reason}`)
-  return result.commands
-}
+import { analysis, known, line } from './analysis.js'
 
 /** Each command as `name arg…`, in the order found. */
 function lines(command: string): string[] {
-  return known(command).map((cmd) => [cmd.name, ...cmd.args].join(' '))
+  return known(command).map(line)
 }
 
 describe('analyzeShell: separators and structure', () => {

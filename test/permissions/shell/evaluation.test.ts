@@ -4,20 +4,8 @@
 // bash runs something was checked against bash 5.2 (`bash -c …` in a temp directory, `touch P` for the
 // command, then `ls`); a row that says it does not, likewise. test/permissions/shell/analyze.test.ts has
 // the common cases.
-import { beforeAll, describe, expect, it } from 'vitest'
-import { loadBashGrammar } from '../../../src/adapters/bash-grammar.js'
-import { analyzeShell } from '../../../src/permissions/shell/analyze.js'
-import type { BashParser, ShellAnalysis } from '../../../src/permissions/shell/shell.types.js'
-
-let parser: BashParser
-
-beforeAll(async () => {
-  parser = await loadBashGrammar()
-})
-
-function analysis(command: string): ShellAnalysis {
-  return analyzeShell(command, parser)
-}
+import { describe, expect, it } from 'vitest'
+import { analysis, line } from './analysis.js'
 
 /** What the analysis says, compactly: each command found as `name arg…`, or the reason it is unknown. */
 type Outcome = string[] | { readonly unknown: string }
@@ -25,7 +13,7 @@ type Outcome = string[] | { readonly unknown: string }
 function outcome(command: string): Outcome {
   const result = analysis(command)
   if (result.kind === 'unknown') return { unknown: result.reason }
-  return result.commands.map((cmd) => [cmd.name, ...cmd.args].join(' '))
+  return result.commands.map(line)
 }
 
 const setsItself = (name: string): Outcome => ({

@@ -2,28 +2,8 @@
 // command behind it is still found), the options that make it run nothing, where its options end,
 // and the reason it names when it cannot be read. test/permissions/shell/analyze.test.ts has the
 // common cases; the attack suite drives the same through a real kernel and shell.
-import { beforeAll, describe, expect, it } from 'vitest'
-import { loadBashGrammar } from '../../../src/adapters/bash-grammar.js'
-import { analyzeShell } from '../../../src/permissions/shell/analyze.js'
-import type { BashParser, ShellAnalysis, SimpleCommand } from '../../../src/permissions/shell/shell.types.js'
-
-let parser: BashParser
-
-beforeAll(async () => {
-  parser = await loadBashGrammar()
-})
-
-function analysis(command: string): ShellAnalysis {
-  return analyzeShell(command, parser)
-}
-
-function known(command: string): readonly SimpleCommand[] {
-  const result = analysis(command)
-  if (result.kind === 'unknown') throw new Error(`expected ${JSON.stringify(command)} to be known: ${result.reason}`)
-  return result.commands
-}
-
-const line = (cmd: SimpleCommand): string => [cmd.name, ...cmd.args].join(' ')
+import { describe, expect, it } from 'vitest'
+import { analysis, known, line } from './analysis.js'
 
 describe('each option a wrapper has still finds the command behind it', () => {
   // [wrapper, its options as written]: `<wrapper> <option> rm x` runs `rm x` via the wrapper.
