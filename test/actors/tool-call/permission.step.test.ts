@@ -55,7 +55,11 @@ describe('the permission step', () => {
       call: async () => 'ran',
     })
     const { events, message } = await testKernel([Picky]).runTurn(assistant(['p', 'Picky', {}]))
-    expect(find(events, 'tool.permitted')).toMatchObject({ behavior: 'deny', source: 'tool' })
+    expect(find(events, 'tool.permitted')).toMatchObject({
+      behavior: 'deny',
+      source: 'tool',
+      reason: 'policy server down',
+    })
     expect(find(events, 'tool.rejected')).toMatchObject({ step: 'permission', code: 'permission_denied' })
     expect(String(message.content[0]?.content)).toContain('the permission check failed (policy server down)')
   })
