@@ -143,7 +143,10 @@ describe('runHooksStep: pre', () => {
     expect(h.env.contexts).toEqual(['ctx'])
     const bare = harness(async () => outcome({ decision: 'allow' }))
     await bare.run('pre')
-    expect(bare.env.hookSay).toEqual({ decision: 'allow' })
+    expect(bare.env.hookSay).toStrictEqual({ decision: 'allow' })
+    const silent = harness(async () => outcome())
+    await silent.run('pre')
+    expect(silent.env.hookSay).toBeUndefined()
   })
 
   it('a runner that fails blocks the call (fail closed), saying why', async () => {
@@ -155,7 +158,12 @@ describe('runHooksStep: pre', () => {
     expect((event as { failure: Failure }).failure.message).toBe(
       'A PreToolUse hook blocked this Edit call: the hook runner failed (spawn EACCES), so the hooks could not check the call and it did not run',
     )
-    expect(h.env.hooks.pre?.errors).toEqual(['the hook runner failed: spawn EACCES'])
+    expect(h.env.hooks.pre).toEqual({
+      outcome: 'block',
+      reason: 'the hook runner failed (spawn EACCES), so the hooks could not check the call and it did not run',
+      systemMessages: [],
+      errors: ['the hook runner failed: spawn EACCES'],
+    })
   })
 })
 
