@@ -13,9 +13,14 @@ beforeAll(async () => {
   parser ??= await loadBashGrammar()
 })
 
-export function analysis(command: string): ShellAnalysis {
+/** The loaded grammar, for the functions that take it (readOnlyVerdict …). */
+export function bash(): BashParser {
   if (parser === undefined) throw new Error('the bash grammar is loaded in beforeAll: analyse inside a test')
-  return analyzeShell(command, parser)
+  return parser
+}
+
+export function analysis(command: string): ShellAnalysis {
+  return analyzeShell(command, bash())
 }
 
 /** The commands a command runs; throws (failing the test) if the analysis does not know them. */
