@@ -7,6 +7,7 @@
  */
 import type { EventOf, FailureCode, KernelEvent } from '../events/event.schema.js'
 import { classOfToolErrorText, isErrorClass } from '../events/error-class.js'
+import { isPersisted } from '../events/tool-call.steps.js'
 export { ERRNO_CODES, isErrorClass, isErrorName } from '../events/error-class.js'
 
 export type AttributeValue = string | number | boolean
@@ -304,7 +305,7 @@ function applyOutcomeEvent(call: CallState, event: KernelEvent): void {
       return
     case 'tool.completed':
       call.runEndAt = event.at
-      call.persisted = typeof event.output === 'object' && (event.output as { persisted?: unknown })?.persisted === true
+      call.persisted = isPersisted(event)
       return
     case 'tool.errored':
       call.runEndAt = event.at
