@@ -146,10 +146,16 @@ function visitCommand(node: ShellNode, scope: Scope, outer: readonly ReadRedirec
   checkOneLine(node)
   const nameNode = fieldOf(node, 'name')[0]
   const nameWord = nameNode === undefined ? undefined : commandWord(nameNode)
-  const args = fieldOf(node, 'argument').map((arg) => {
-    if (!arg.named) fail(`the word ${snippet(arg.text)} in ${snippet(node.text)} is not analysed (a $"…" string?)`)
-    return resolveWord(arg)
-  })
+  // The grammar has no descriptor for `<<<`: in `git push 0<<<x` it reads the 0 as an argument,
+  // where bash reads it as the descriptor the here-string goes to (and runs `git push`).
+  const hereStrings = fieldOf(node, 'redirect').filter((r) => r.type === 'herestring_redirect')
+  const descriptor = (arg: ShellNode): boolean => /^\d+$/.test(arg.text) && hereStrings.some((r) => r.start === arg.end)
+  const args = fieldOf(node, 'argument')
+    .filter((arg) => !descriptor(arg))
+    .map((arg) => {
+      if (!arg.named) fail(`the word ${snippet(arg.text)} in ${snippet(node.text)} is not analysed (a $"…" string?)`)
+      return resolveWord(arg)
+    })
   const own = fieldOf(node, 'redirect').flatMap(readRedirectDeep)
   const assignments = node.children.filter((child) => child.type === 'variable_assignment').map(readAssignment)
   for (const child of node.children) visitPart(child, scope)
