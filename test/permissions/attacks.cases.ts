@@ -174,6 +174,12 @@ const readOnlyCases: AttackCase[] = [
   ...readOnly("[ -v 'a[$(touch X)]' ]", '[ -v evaluates the subscript too'),
   ...readOnly('[[ -v a[$(touch X)] ]]', '[[ -v evaluates the subscript'),
   ...readOnly("printf -v 'a[$(touch X)]' x", 'printf -v assigns through an evaluated subscript'),
+  // Found by mutation testing of read-only.checks.ts: `--` as the value of an option that takes one.
+  ...readOnly("git grep -e -- -O'touch X;:' x", 'git grep -e takes -- as its pattern; the -O after it runs', {
+    setup: ['git'],
+    live: false,
+  }),
+  ...readOnly('sort -T -- -o X /dev/null', 'sort -T takes -- as its directory; the -o after it writes'),
   // Found by mutation testing of evaluation.ts: the subscript of a name bash computes, or decodes.
   ...readOnly("[[ -v $'a[\\x24(touch X)]' ]]", '[[ -v evaluates the subscript of an ANSI-C string, decoded'),
   ...readOnly("[[ $'a[\\x24(touch X)]' -eq 1 ]]", 'arithmetic reads an ANSI-C string decoded'),

@@ -25,8 +25,9 @@ export function findForbidden(
   forbidden: readonly Forbidden[],
   style: OptionStyle = {},
 ): string | undefined {
+  // Every word is looked at, past `--` too: `--` may be the value of an option that takes one
+  // (`git grep -e -- -O'sh'` runs sh), and refusing a literal `-o` after it only asks.
   for (const arg of args) {
-    if (arg === '--' && style.singleDashWords !== true) return undefined
     const hit = forbidden.find((rule) => optionMatches(arg, rule.option, style))
     if (hit !== undefined) return hit.reason
   }
