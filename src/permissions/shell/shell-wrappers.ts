@@ -7,7 +7,23 @@ import type { Peeled, Peeler } from './peeled.js'
 import { isDynamic, literalWord } from './words.js'
 import type { Word } from './words.js'
 
-const SHELL_LONG_ARG = new Set(['--rcfile', '--init-file'])
+/** bash's long options, which it also takes with one dash (`-rcfile F`, `-login`). */
+const SHELL_LONG = new Set([
+  'login',
+  'noediting',
+  'noprofile',
+  'norc',
+  'posix',
+  'pretty-print',
+  'debugger',
+  'dump-strings',
+  'dump-po-strings',
+  'restricted',
+  'verbose',
+  'wordexp',
+])
+/** Long options that name a file of commands bash runs first (an interactive shell does). */
+const SHELL_RC = new Set(['rcfile', 'init-file'])
 
 /**
  * A reader for the shell `name`, whose scripts are in `dialect`: `bash [options] -c STRING
@@ -24,10 +40,14 @@ export const shell =
       const text = word.value
       if (text === '--help' || text === '--version') return SELF
       if (text === '--' || text === '-') return afterShellOptions(name, dialect, commandMode, words[i + 1])
-      if (SHELL_LONG_ARG.has(text)) i++
-      else if (/^[-+][A-Za-z]+$/.test(text)) {
+      const long = text.replace(/^--?/, '')
+      if (SHELL_RC.has(long)) return unknown(`${name} ${text} runs a file of commands, which is not analysed`)
+      // A lone + is an empty option; a long option is not a cluster of short ones.
+      if (text === '+' || (text.startsWith('-') && SHELL_LONG.has(long))) continue
+      if (/^[-+][A-Za-z]+$/.test(text)) {
         if (text.slice(1).includes('s')) return unknown(`${name} -s reads its commands from standard input`)
-        commandMode ||= text.startsWith('-') && text.includes('c')
+        // `+c` turns command mode on as `-c` does.
+        commandMode ||= text.includes('c')
         i += (text.match(/[oO]/g) ?? []).length
       } else if (!text.startsWith('--')) return afterShellOptions(name, dialect, commandMode, word)
     }
@@ -52,6 +72,9 @@ function afterShellOptions(
 
 /** `su [options] [user] -c COMMAND`: the command is a script; without -c su starts a shell. */
 export const su: Peeler = (words) => {
+  // su runs the last -c it is given; an option's value may look like one (`-w -c`): fail closed.
+  const given = words.filter((word, i) => i > 0 && /^(-c|--command)(=|$)/.test(word.value)).length
+  if (given > 1) return unknown('su is given more than one command (-c), which is not analysed')
   const at = words.findIndex((word, i) => i > 0 && (word.value === '-c' || word.value === '--command'))
   const inline = words.find((word) => word.value.startsWith('--command='))
   const script = inline !== undefined ? literalWord(inline.value.slice('--command='.length)) : words[at + 1]
