@@ -70,16 +70,18 @@ function afterShellOptions(
   return { kind: 'script', via: `${name} -c`, source: operand.value, dialect }
 }
 
+const SU_WITHOUT_COMMAND = 'su without -c starts a shell, which is not analysed'
+
 /** `su [options] [user] -c COMMAND`: the command is a script; without -c su starts a shell. */
 export const su: Peeler = (words) => {
   // su runs the last -c it is given; an option's value may look like one (`-w -c`): fail closed.
-  const given = words.filter((word, i) => i > 0 && /^(-c|--command)(=|$)/.test(word.value)).length
-  if (given > 1) return unknown('su is given more than one command (-c), which is not analysed')
-  const at = words.findIndex((word, i) => i > 0 && (word.value === '-c' || word.value === '--command'))
-  const inline = words.find((word) => word.value.startsWith('--command='))
-  const script = inline !== undefined ? literalWord(inline.value.slice('--command='.length)) : words[at + 1]
-  if ((at < 0 && inline === undefined) || script === undefined)
-    return unknown('su without -c starts a shell, which is not analysed')
+  const given = words.flatMap((word, i) => (i > 0 && /^(-c|--command)$|^--command=/.test(word.value) ? [i] : []))
+  if (given.length > 1) return unknown('su is given more than one command (-c), which is not analysed')
+  const at = given[0]
+  if (at === undefined) return unknown(SU_WITHOUT_COMMAND)
+  const flag = words[at]?.value ?? ''
+  const script = flag.startsWith('--command=') ? literalWord(flag.slice('--command='.length)) : words[at + 1]
+  if (script === undefined) return unknown(SU_WITHOUT_COMMAND)
   if (isDynamic(script)) return unknown(`the command su runs is computed at run time (${script.raw})`)
   return { kind: 'script', via: 'su -c', source: script.value, dialect: 'bash' }
 }
