@@ -365,6 +365,18 @@ const readOnlyCases: AttackCase[] = [
   ...readOnlyNoFile('printenv TK_ATTACK_CANARY', 'prints one environment variable', { leaks: [ENV_CANARY] }),
   ...readOnlyNoFile('jq -n env', 'jq exposes the environment', { leaks: [ENV_CANARY] }),
   ...readOnlyNoFile("jq -n '$ENV'", 'jq exposes the environment as $ENV', { leaks: [ENV_CANARY] }),
+  // the environment through paths whose letters do not say /proc/self/environ
+  ...readOnlyNoFile('cat //proc/self/env*', 'a doubled slash', { leaks: [ENV_CANARY] }),
+  ...readOnlyNoFile('cat /proc/self/../self/env*', '.. inside /proc', { leaks: [ENV_CANARY] }),
+  ...readOnlyNoFile('cat /dev/fd/../env*', '/dev/fd is a link to /proc/self/fd', { leaks: [ENV_CANARY] }),
+  ...readOnlyNoFile('cat /proc/self/root/proc/self/env*', '/proc/self/root is /', { leaks: [ENV_CANARY] }),
+  ...readOnlyNoFile('cat /proc/*/task/??*/env*', 'every thread of every process', { leaks: [ENV_CANARY] }),
+  ...readOnlyNoFile('cd -P /dev/fd/.. && cat env*', 'cd through a link, then a glob with no slash', {
+    leaks: [ENV_CANARY],
+  }),
+  ...readOnlyNoFile('cd /dev/fd/3 3</proc/self && cat env*', 'cd into the directory a redirection opened', {
+    leaks: [ENV_CANARY],
+  }),
 ]
 
 // ---------------------------------------------------------------------------------------------

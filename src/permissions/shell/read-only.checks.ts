@@ -75,38 +75,92 @@ export function operands(args: readonly string[], withArg: ArgOptions = {}): str
   return found
 }
 
-const ENVIRON_PATHS = [
-  '/proc/self/environ',
-  '/proc/1/environ',
-  '/proc/thread-self/environ',
-  '/proc/self/task/1/environ',
-]
-
 /**
- * Whether a glob (or brace) pattern could match a process environment file. A pattern with no
- * slash matches only in the working directory, which `cd` into /proc cannot reach (see `cd`).
+ * Whether a glob (or brace) pattern could match a process environment (/proc/<pid>/environ or a
+ * thread's). Where a path leads cannot be read from its letters: `//`, `..` and symbolic links
+ * (/dev/fd, /proc/self/root, /dev/fd/N for a directory a redirection opened) all reach /proc. So a
+ * pattern whose last name could be `environ` may, unless it stays below the working directory
+ * (see `mayLeaveWorkingDirectory`). One with no slash matches only in the working directory, which
+ * `cd` into /proc cannot reach (see `pathMayEnterProc`).
  */
 export function globMayNameEnviron(raw: string): boolean {
-  const pattern = raw.replace(/^(\.\.?\/)+/, '')
-  if (!pattern.includes('/')) return false
-  const regex = new RegExp(`^${globToRegex(pattern)}$`)
-  const candidates = pattern.startsWith('/') ? ENVIRON_PATHS : ENVIRON_PATHS.map((path) => path.slice(1))
-  return candidates.some((path) => regex.test(path))
+  const pattern = withoutBraces(raw.replace(/['"\\]/g, ''))
+  if (pattern === undefined) return true
+  const names = pattern.split('/')
+  const last = names.at(-1) ?? ''
+  if (names.length === 1 || ['', '.', '..'].includes(last) || !nameMayBe(last, 'environ')) return false
+  return pattern.startsWith('/') || pattern.startsWith('~') || mayLeaveWorkingDirectory(names.slice(0, -1))
 }
 
-function globToRegex(pattern: string): string {
-  let out = ''
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern.charAt(i)
-    if (ch === '*') out += '[^/]*'
-    else if (ch === '?' || ch === '[') {
-      out += '[^/]'
-      if (ch === '[') i = Math.max(i, pattern.indexOf(']', i + 1))
-    } else if (ch === '{') {
-      out += '.*' // a brace expansion could produce anything
-      i = Math.max(i, pattern.indexOf('}', i + 1))
-    } else if (ch === "'" || ch === '"' || ch === '\\') continue
-    else out += ch.replace(/[.+^()|\]]/g, '\\$&')
+/**
+ * Whether `cd` to this operand could enter /proc, where a slash-less glob reads a process's files:
+ * a glob, `..`, or a path through /dev (a link such as /dev/fd/N) or with proc in it.
+ */
+export function pathMayEnterProc(path: string): boolean {
+  return /[*?[{]/.test(path) || path.includes('proc') || mayLeaveWorkingDirectory(path.split('/'))
+}
+
+/**
+ * Whether relative directory names could lead out of the working directory into /proc: a name
+ * that could be `..` (`.*` is where globskipdots is off), or a first name proc or dev (from /).
+ */
+function mayLeaveWorkingDirectory(names: readonly string[]): boolean {
+  const named = names.filter((name) => name !== '' && name !== '.')
+  const first = named[0]
+  if (first !== undefined && (nameMayBe(first, 'proc') || nameMayBe(first, 'dev'))) return true
+  return named.some((name) => nameMayBe(name, '..'))
+}
+
+/**
+ * The pattern with each brace group replaced by `*`, which stands for any run of characters but a
+ * slash; undefined when a group could make a slash (`{a/,b}`, the character sequence `{+..z}`).
+ */
+function withoutBraces(pattern: string): string | undefined {
+  let out = pattern
+  for (let group = /\{([^{}]*)\}/.exec(out); group !== null; group = /\{([^{}]*)\}/.exec(out)) {
+    const body = group[1] ?? ''
+    const sequence = /^(.)\.\.(.)(\.\.-?\d+)?$/.exec(body)
+    if (body.includes('/') || (sequence !== null && spans(sequence[1] ?? '', sequence[2] ?? '', '/'))) return undefined
+    out = out.slice(0, group.index) + '*' + out.slice(group.index + group[0].length)
   }
   return out
+}
+
+/** Whether the character sequence from `a` to `b` (either way) holds `ch`. */
+function spans(a: string, b: string, ch: string): boolean {
+  return (a <= ch && ch <= b) || (b <= ch && ch <= a)
+}
+
+/** Whether one name of a glob pattern could match `name` (a bracket expression is one character). */
+function nameMayBe(glob: string, name: string): boolean {
+  if (/[@!+*?]\(/.test(glob)) return true // an extglob pattern
+  let out = ''
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob.charAt(i)
+    const close = ch === '[' ? bracketClose(glob, i) : -1
+    if (ch === '*') out += '.*'
+    else if (ch === '?') out += '.'
+    else if (close > 0) {
+      out += '.'
+      i = close
+    } else out += ch.replace(/[.+^$()|[\]{}\\]/g, '\\$&')
+  }
+  return new RegExp(`^${out}$`, 's').test(name)
+}
+
+/** Where the bracket expression opened at `open` closes: `[]x]`, `[!]x]` and `[[:alpha:]]` too; -1 if not. */
+function bracketClose(glob: string, open: number): number {
+  let at = open + 1
+  if (glob.charAt(at) === '!' || glob.charAt(at) === '^') at++
+  if (glob.charAt(at) === ']') at++
+  for (; at < glob.length; at++) {
+    const ch = glob.charAt(at)
+    if (ch === ']') return at
+    if (ch === '[' && /[:.=]/.test(glob.charAt(at + 1))) {
+      const end = glob.indexOf(`${glob.charAt(at + 1)}]`, at + 2)
+      if (end < 0) return -1
+      at = end + 1
+    }
+  }
+  return -1
 }

@@ -6,7 +6,7 @@
  */
 import { analyzeShell } from './analyze.js'
 import { gitVerdict } from './git-read-only.js'
-import { findForbidden, globMayNameEnviron, operands } from './read-only.checks.js'
+import { findForbidden, globMayNameEnviron, operands, pathMayEnterProc } from './read-only.checks.js'
 import type { Forbidden, OptionStyle } from './read-only.checks.js'
 import { redirectWrites } from './redirects.js'
 import { isSystemProgram } from './scope.js'
@@ -143,8 +143,10 @@ export const READ_ONLY_TABLE: readonly ReadOnlyRow[] = [
   {
     name: 'cd',
     checksOptions: true,
-    check: (args) =>
-      args.some((arg) => arg.includes('proc')) ? 'cd into /proc can expose process environments' : undefined,
+    check: (args) => {
+      const into = args.find(pathMayEnterProc)
+      return into === undefined ? undefined : `cd ${into} could enter /proc, which exposes process environments`
+    },
   },
   never('less', 'less is a pager that can run shell commands (!cmd) and open an editor'),
   never('more', 'more is a pager that can run shell commands (!cmd) and open an editor'),

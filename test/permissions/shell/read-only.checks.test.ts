@@ -111,25 +111,50 @@ describe('globMayNameEnviron', () => {
     ['.././../proc/self/env*', true],
     ['proc/self/env*', true],
     ['pro?/self/env*', true],
-    // …but a relative pattern is not an absolute one, and a / in the middle is no leading one.
-    ['/../self/env*', false],
+    // A relative pattern without `..` stays below the working directory…
     ['self/env*', false],
+    ['src/*.ts', false],
+    ['a/b/*', false],
+    // …but any absolute one may reach /proc: `//`, `..`, and symbolic links such as /dev/fd or
+    // /proc/self/root resolve to it whatever the letters say.
+    ['/../self/env*', true],
+    ['//proc/self/env*', true],
+    ['/dev/fd/../env*', true],
+    ['/etc/*', true],
+    ['~/*', true],
+    // a component that could be `..` (`.*` matches it where globskipdots is off) climbs out
+    ['src/../../proc/self/env*', true],
+    ['.*/env*', true],
+    ['src/.?/x/*', true],
+    // a relative dev/ is /dev from /, and /dev/fd/N can be a directory opened by a redirection
+    ['dev/fd/3/env*', true],
+    // The name itself must be able to be environ.
+    ['/etc/*.conf', false],
+    ['/proc/self/*.txt', false],
+    ['/proc/self/env*/', false],
     // Without a slash it matches only in the working directory, which cannot be under /proc.
     ['env*', false],
+    ['*', false],
     ['{a,b}', false],
     // ?, [...] and * each stand for characters of one name, never a slash.
     ['/pro[c]/self/env*', true],
     ['/proc/se[l][f]/env*', true],
     ['/proc/sel?/env[i]ron', true],
     ['/proc/[st]*/e*', true],
-    ['/proc/self?/env*', false],
-    ['/p*/env*', false],
-    // Any other character is literal: a dot is a dot.
-    ['/proc/self./env*', false],
-    ['/proc/sel./env*', false],
-    // A brace could expand to anything, so it matches anything up to its close.
+    ['/x/env[!x]ron', true],
+    ['/proc/self/environ?', false],
+    // extglob patterns may match any name
+    ['/x/@(a|b)', true],
+    ['sub/!(x)', false],
+    ['proc/self/!(x)', true],
+    // A brace of plain alternatives is one of them; one that holds a slash or a dot could be
+    // any path (`{/..z}` is a sequence of characters from / to z).
     ['/pro{c,x}/self/env*', true],
     ['/pro{c,x}{,}/self/env*', true],
+    ['src/{a,b}', false],
+    ['src/env{a..z}ron', false],
+    ['src/{./}env*', true],
+    ['src/x{/..z}', true],
     ['{./}env*', true],
     // Quotes and backslashes are removed before the pattern is matched.
     ["/proc/'self'/env*", true],
@@ -157,11 +182,11 @@ describe('an option whose value is `--` hides the forbidden option after it', ()
   })
 })
 
-// BUG (read-only.checks.ts globMayNameEnviron): the pattern is compared as a string with four
-// spellings of an environ path, but bash and the kernel resolve many more. Each of these printed
-// a variable set with `env -i FOO=secret bash -c '…'` here.
+// globMayNameEnviron compared the pattern as a string with four spellings of an environ path, but
+// bash and the kernel resolve many more (failed before the fix). Each of these printed a variable
+// set with `env -i FOO=secret bash -c '…'` here.
 describe('a glob spelt differently still names a process environment', () => {
-  it.fails.each([
+  it.each([
     'cat //proc/self/env*',
     'cat /./proc/self/env*',
     'cat < //proc/self/env*',
@@ -178,10 +203,26 @@ describe('a glob spelt differently still names a process environment', () => {
   })
 })
 
-// BUG (read-only.table.ts, the cd row): globMayNameEnviron leaves slash-less globs to the cd check,
-// which only looks for the letters `proc`; a glob or `-P` through a symbolic link gets into /proc.
+// globMayNameEnviron leaves slash-less globs to the cd check, which only looked for the letters
+// `proc`; a glob, `..` or a symbolic link got into /proc (failed before the fix). `cd /dev/fd/3
+// 3</proc/self` enters the directory the redirection opened.
 describe('cd reaches /proc without writing proc', () => {
-  it.fails.each(['cd /pro[c]/self && cat env*', 'cd -P /dev/fd/.. && cat env*'])('%j is not read-only', (command) => {
+  it.each([
+    'cd /pro[c]/self && cat env*',
+    'cd -P /dev/fd/.. && cat env*',
+    'cd /dev/fd/3 3</proc/self && cat env*',
+    'cd //dev/fd/3 3<&0 && cat env*',
+    'cd dev/fd/3 && cat env*',
+    'cd ./proc/self && cat env*',
+    'cd src/../.. && cat env*',
+    'cd {/proc,x} && cat env*',
+  ])('%j is not read-only', (command) => {
     expect(readOnlyVerdict(command, bash()).readOnly).toBe(false)
   })
+  it.each(['cd src && cat *', 'cd && cat *', 'cd /work/project/src && ls', 'cd -P src/deep && cat *.ts'])(
+    '%j stays read-only',
+    (command) => {
+      expect(readOnlyVerdict(command, bash()).readOnly).toBe(true)
+    },
+  )
 })
