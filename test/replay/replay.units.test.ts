@@ -177,7 +177,8 @@ describe('the configuration a log replays with', () => {
       },
     }
     const kernel = testKernel([Echo], { messageBudgetChars: 5, results })
-    await kernel.runTurn(assistant(['big', 'Echo', { text: 'more than five' }]))
+    // longer than KEEP_WHOLE_CHARS, which a full message keeps whole
+    await kernel.runTurn(assistant(['big', 'Echo', { text: 'more than five '.repeat(100) }]))
     const events = kernel.log.read()
     expect(events.some((e) => e.type === 'tool.budgeted')).toBe(true)
     const readResult = (path: string) => readFileSync(path, 'utf8')

@@ -35,7 +35,8 @@ export function abandonBudgetStep({ env }: StepArgs): void {
 function keepPreview(env: CallEnv, toolUseId: string, path: string | undefined, saveError?: string): void {
   if (env.mapped === undefined || !('block' in env.mapped)) return
   const original = env.mapped.block
-  const preview = previewOf(textOf(original), path, saveError)
+  const room = Math.max(0, env.budget.limit - env.budget.used)
+  const preview = previewOf(textOf(original), path, saveError, room)
   env.mapped = { block: toolResultBlock(toolUseId, preview, original.is_error === true) }
   env.budget.used += preview.length
 }

@@ -10,8 +10,13 @@
 import type { ToolResultBlock } from '../../events/event.schema.js'
 
 export const DEFAULT_MESSAGE_BUDGET_CHARS = 200_000
-/** Characters of the head and of the tail kept in a preview. */
+/** Characters of the head and of the tail kept in a preview, at most. */
 export const PREVIEW_CHARS = 2_000
+/**
+ * Output this short is never persisted for the message budget: its preview (a notice of some 250
+ * characters, then its ends) would hardly be shorter than the output. The tool's own limit holds.
+ */
+export const KEEP_WHOLE_CHARS = 1_000
 
 /** What a turn's calls have put into its message so far. */
 export interface TurnBudget {
@@ -32,28 +37,40 @@ export function claimBudget(budget: TurnBudget, chars: number, maxResultSizeChar
     budget.used += chars
     return false
   }
-  if (chars > maxResultSizeChars || budget.used + chars > budget.limit) return true
+  if (chars > maxResultSizeChars) return true
+  if (budget.used + chars > budget.limit && chars > KEEP_WHOLE_CHARS) return true
   budget.used += chars
   return false
 }
 
-/** The preview the model gets instead of the whole output. */
-export function previewOf(text: string, path: string | undefined, saveError?: string): string {
+/** What a preview adds around the output's ends, past its first line: headings and the omitted count. */
+const FRAME_CHARS = 100
+
+/**
+ * The preview the model gets instead of the whole output: its first and last PREVIEW_CHARS, fewer
+ * when that would make the preview as long as the output, and, when the output was saved, fewer
+ * when the preview would take more than `room` characters of the message (down to the notice
+ * alone). Output that could not be saved shows its ends whatever the room: it is nowhere else.
+ */
+export function previewOf(text: string, path: string | undefined, saveError?: string, room = Infinity): string {
   const lines = text.split('\n').length
   const where =
     path !== undefined
       ? `the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep`
       : `it could not be saved (${saveError ?? 'no result store'}), so only its beginning and end are shown`
-  const head = text.slice(0, PREVIEW_CHARS)
-  // Never overlapping the head: a text shorter than both is shown once.
-  const tail = text.slice(Math.max(head.length, text.length - PREVIEW_CHARS))
-  const omitted = text.length - head.length - tail.length
+  const notice = `Output too large to show whole (${text.length} characters, ${lines} lines); ${where}`
+  // the characters of each end that keep the preview within `chars`
+  const within = (chars: number): number => Math.floor((chars - notice.length - FRAME_CHARS) / 2)
+  const side = Math.max(0, Math.min(PREVIEW_CHARS, within(text.length), path === undefined ? Infinity : within(room)))
+  if (side === 0) return `${notice}; this message has no room left to show any of it.`
+  const head = text.slice(0, side)
+  const tail = text.slice(text.length - side)
   return [
-    `Output too large to show whole (${text.length} characters, ${lines} lines); ${where}.`,
+    `${notice}.`,
     '',
     `First ${head.length} characters:`,
     head,
-    `[… ${omitted} characters omitted …]`,
+    `[… ${text.length - 2 * side} characters omitted …]`,
     `Last ${tail.length} characters:`,
     tail,
   ].join('\n')

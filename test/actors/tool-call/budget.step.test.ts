@@ -79,5 +79,7 @@ describe('the budget step', () => {
     expect(text(message.content[0]).length).toBeLessThan(5_000)
     expect([...results.saved.keys()]).toEqual(['b', 'm'])
     expect(text(message.content[1])).toMatch(/^Output too large to show whole \(2000 characters/)
+    // …and Mid's preview shows only what the message has left room for (some 700 characters)
+    expect(text(message.content[1]).length).toBeLessThan(1_000)
   })
 })

@@ -1,6 +1,15 @@
 /** The turn budget alone: claimBudget's two limits, previewOf's head and tail, textOf. */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { claimBudget, PREVIEW_CHARS, previewOf, textOf, type TurnBudget } from '../../../src/actors/turn/budget.js'
+import {
+  claimBudget,
+  KEEP_WHOLE_CHARS,
+  PREVIEW_CHARS,
+  previewOf,
+  textOf,
+  type TurnBudget,
+} from '../../../src/actors/turn/budget.js'
+import { runs } from '../../runs.js'
 
 const budget = (limit: number, used = 0): TurnBudget => ({ limit, used })
 
@@ -25,18 +34,34 @@ describe('claimBudget', () => {
   })
 
   it('past what the message has left: persisted, even under the tool limit', () => {
-    const b = budget(100, 90)
-    expect(claimBudget(b, 11, 1000)).toBe(true)
-    expect(b.used).toBe(90)
-    expect(claimBudget(b, 10, 1000)).toBe(false)
-    expect(b.used).toBe(100)
+    const b = budget(10_000, 8_000)
+    expect(claimBudget(b, 2_001, 5_000)).toBe(true)
+    expect(b.used).toBe(8_000)
+    expect(claimBudget(b, 2_000, 5_000)).toBe(false)
+    expect(b.used).toBe(10_000)
+  })
+
+  // A preview's notice alone is some 250 characters: persisting a short output for the message
+  // budget gave the model a preview longer than the output it replaced (failed before the fix).
+  it('an output no longer than KEEP_WHOLE_CHARS is kept whole past the message budget, and counted', () => {
+    const b = budget(100, 100)
+    expect(claimBudget(b, KEEP_WHOLE_CHARS, 5_000)).toBe(false)
+    expect(b.used).toBe(100 + KEEP_WHOLE_CHARS)
+    expect(claimBudget(b, KEEP_WHOLE_CHARS + 1, 5_000)).toBe(true)
+    expect(b.used).toBe(100 + KEEP_WHOLE_CHARS)
+  })
+
+  it("…but not past the tool's own limit, which the tool chose", () => {
+    const b = budget(10_000)
+    expect(claimBudget(b, 101, 100)).toBe(true)
+    expect(b.used).toBe(0)
   })
 
   it('a tool that is never persisted (Infinity) is not, even past the message budget, but it uses room', () => {
-    const b = budget(100, 90)
-    expect(claimBudget(b, 500, Infinity)).toBe(false)
-    expect(b.used).toBe(590)
-    expect(claimBudget(b, 1, 1000)).toBe(true)
+    const b = budget(10_000, 9_000)
+    expect(claimBudget(b, 5_000, Infinity)).toBe(false)
+    expect(b.used).toBe(14_000)
+    expect(claimBudget(b, KEEP_WHOLE_CHARS + 1, 5_000)).toBe(true)
   })
 })
 
@@ -71,6 +96,49 @@ describe('previewOf', () => {
     const preview = previewOf(text, '/results/tu.txt')
     expect(preview).not.toMatch(/-\d+ characters omitted/)
     expect(preview.split('END').length - 1).toBe(1)
+  })
+})
+
+describe('previewOf is shorter than the output it replaces', () => {
+  const path = '/results/a-turn-id/a-tool-use-id.txt'
+
+  it('for any output longer than KEEP_WHOLE_CHARS, saved or not', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: KEEP_WHOLE_CHARS + 1, max: 20_000 }), fc.boolean(), (length, saved) => {
+        const text = 'x'.repeat(length)
+        const preview = saved ? previewOf(text, path) : previewOf(text, undefined, 'ENOSPC')
+        expect(preview.length).toBeLessThan(length)
+      }),
+      { numRuns: runs(200) },
+    )
+  })
+
+  it('shows fewer than PREVIEW_CHARS from each end when both would make it as long as the output', () => {
+    const text = `${'a'.repeat(2_000)}${'z'.repeat(2_000)}`
+    const preview = previewOf(text, path)
+    const side = Number(/First (\d+) characters:/.exec(preview)?.[1])
+    expect(side).toBeGreaterThan(1_500)
+    expect(side).toBeLessThan(PREVIEW_CHARS)
+    expect(preview).toContain(
+      `First ${side} characters:\n${'a'.repeat(side)}\n[… ${4_000 - 2 * side} characters omitted …]`,
+    )
+    expect(preview.endsWith(`Last ${side} characters:\n${'z'.repeat(side)}`)).toBe(true)
+  })
+
+  it('a saved output gets no more of its ends than the message has room for', () => {
+    const text = `${'a'.repeat(5_000)}${'z'.repeat(5_000)}`
+    const some = previewOf(text, path, undefined, 600)
+    expect(some.length).toBeLessThanOrEqual(600)
+    expect(some).toMatch(/First \d{2,3} characters:\naaaa/)
+    const none = previewOf(text, path, undefined, 0)
+    expect(none).not.toContain('aa')
+    expect(none).toMatch(/^Output too large to show whole \(10000 characters, 1 lines\); the full output is saved to /)
+    expect(none).toMatch(/this message has no room left to show any of it\.$/)
+  })
+
+  it('an output that could not be saved shows its ends whatever the room: it is nowhere else', () => {
+    const text = `${'a'.repeat(5_000)}${'z'.repeat(5_000)}`
+    expect(previewOf(text, undefined, 'ENOSPC', 0)).toContain(`First ${PREVIEW_CHARS} characters:`)
   })
 })
 
