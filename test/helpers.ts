@@ -1,6 +1,14 @@
 /** Small tools and messages shared by the tests. */
 import { z } from 'zod'
-import { buildTool, createKernel, createMemoryLog, type KernelOptions, type Tool, type Turn } from '../src/index.js'
+import {
+  buildTool,
+  createKernel,
+  createMemoryLog,
+  type EventLog,
+  type KernelOptions,
+  type Tool,
+  type Turn,
+} from '../src/index.js'
 
 export const fixedClock = () => {
   let t = 0
@@ -10,6 +18,21 @@ export const fixedClock = () => {
 export const counterIds = () => {
   let n = 0
   return { next: (prefix: string) => `${prefix}_${++n}` }
+}
+
+/**
+ * A memory log with some of its methods replaced (an append that fails, a fence the test holds, a
+ * feed that errors); the others go to the memory log, which `overrides` receives to delegate to.
+ */
+export function memoryLogWith(overrides: (inner: EventLog) => Partial<EventLog>): EventLog {
+  const inner = createMemoryLog(fixedClock())
+  return {
+    append: (event) => inner.append(event),
+    read: () => inner.read(),
+    events$: inner.events$,
+    close: () => inner.close(),
+    ...overrides(inner),
+  }
 }
 
 /** A kernel with a deterministic clock and ids and an in-memory log. */

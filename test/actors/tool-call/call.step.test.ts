@@ -6,24 +6,17 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createMemoryLog, type EventLog, type HooksConfig } from '../../../src/index.js'
-import { assistant, fixedClock, testKernel } from '../../helpers.js'
+import { buildTool, type HooksConfig } from '../../../src/index.js'
+import { assistant, memoryLogWith, testKernel } from '../../helpers.js'
 
 /** A memory log whose fences wait for `release` (or fail with `fail`). */
 function fencedLog() {
-  const inner = createMemoryLog(fixedClock())
   let open: () => void = () => undefined
   let shut: (error: Error) => void = () => undefined
   const held = new Promise<void>((resolve, reject) => ((open = resolve), (shut = reject)))
   held.catch(() => undefined)
   let fences = 0
-  const log: EventLog = {
-    append: (event) => inner.append(event),
-    read: () => inner.read(),
-    events$: inner.events$,
-    close: () => inner.close(),
-    fence: () => (fences++, held),
-  }
+  const log = memoryLogWith(() => ({ fence: () => (fences++, held) }))
   return { log, release: () => open(), fail: (error: Error) => shut(error), fences: () => fences }
 }
 

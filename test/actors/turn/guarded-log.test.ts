@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { GuardedLog } from '../../../src/actors/turn/guarded-log.js'
-import { createMemoryLog, type EventLog, type KernelEvent } from '../../../src/index.js'
-import { fixedClock } from '../../helpers.js'
+import type { EventLog, KernelEvent } from '../../../src/index.js'
+import { memoryLogWith } from '../../helpers.js'
 
 const turnStarted = (turnId: string) => ({
   type: 'turn.started' as const,
@@ -17,19 +17,16 @@ const turnStarted = (turnId: string) => ({
 
 /** A memory log whose appends fail after `appends` of them, and whose fence the test settles. */
 function store(options: { appends?: number; fence?: () => Promise<void> } = {}) {
-  const inner = createMemoryLog(fixedClock())
   let taken = 0
   const calls = { fence: 0, close: 0 }
-  const log: EventLog = {
+  const log = memoryLogWith((inner) => ({
     append: (event) => {
       if (++taken > (options.appends ?? Infinity)) throw new Error('ENOSPC: no space left on device')
       return inner.append(event)
     },
-    read: () => inner.read(),
-    events$: inner.events$,
     close: () => (calls.close++, inner.close()),
     ...(options.fence === undefined ? {} : { fence: () => (calls.fence++, options.fence?.() ?? Promise.resolve()) }),
-  }
+  }))
   return { log, calls }
 }
 

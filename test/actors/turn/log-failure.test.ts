@@ -5,22 +5,18 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createMemoryLog, type EventLog } from '../../../src/index.js'
-import { assistant, Echo, fixedClock, testKernel } from '../../helpers.js'
+import { buildTool, type EventLog } from '../../../src/index.js'
+import { assistant, Echo, memoryLogWith, testKernel } from '../../helpers.js'
 import { runs } from '../../runs.js'
 
 function failingLog(after: number): EventLog {
-  const inner = createMemoryLog(fixedClock())
   let appends = 0
-  return {
+  return memoryLogWith((inner) => ({
     append: (event) => {
       if (++appends > after) throw new Error('ENOSPC: no space left on device, write')
       return inner.append(event)
     },
-    read: () => inner.read(),
-    events$: inner.events$,
-    close: () => inner.close(),
-  }
+  }))
 }
 
 const Slow = buildTool({

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createMemoryLog, type EventLog } from '../../../src/index.js'
-import { assistant, fixedClock, gate, testKernel } from '../../helpers.js'
+import { buildTool } from '../../../src/index.js'
+import { assistant, gate, memoryLogWith, testKernel } from '../../helpers.js'
 
 const text = (block: { content?: unknown } | undefined) => String(block?.content)
 
@@ -131,15 +131,8 @@ describe('the result', () => {
   })
 
   it('waits for the fence after turn.completed: it is returned once the turn is durable', async () => {
-    const inner = createMemoryLog(fixedClock())
     const fences: Array<() => void> = []
-    const log: EventLog = {
-      append: (event) => inner.append(event),
-      read: () => inner.read(),
-      events$: inner.events$,
-      close: () => inner.close(),
-      fence: () => new Promise<void>((resolve) => fences.push(resolve)),
-    }
+    const log = memoryLogWith(() => ({ fence: () => new Promise<void>((resolve) => fences.push(resolve)) }))
     const { tool } = counting()
     let settled = false
     const turn = testKernel([tool], { log })
@@ -152,7 +145,7 @@ describe('the result', () => {
       fences[fence]?.()
     }
     const { message } = await turn
-    expect(inner.read().at(-1)?.type).toBe('turn.completed')
+    expect(log.read().at(-1)?.type).toBe('turn.completed')
     expect(text(message.content[0])).toBe('touched')
   })
 })

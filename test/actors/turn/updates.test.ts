@@ -5,10 +5,10 @@
 import { config, merge, Observable, Subject } from 'rxjs'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createMemoryLog, type EventLog } from '../../../src/index.js'
+import { buildTool } from '../../../src/index.js'
 import type { TurnUpdate } from '../../../src/projections/updates.projection.js'
 import { toAsyncIterable } from '../../../src/util/async-iterable.js'
-import { Echo, fixedClock, testKernel } from '../../helpers.js'
+import { Echo, memoryLogWith, testKernel } from '../../helpers.js'
 
 /** A tool that reports progress, then waits until the test lets it finish. */
 function gatedTool() {
@@ -103,17 +103,13 @@ describe('turn.updates()', () => {
   })
 
   it('a log whose feed replays its history on subscription still gives each update once', async () => {
-    const inner = createMemoryLog(fixedClock())
-    const log: EventLog = {
-      append: (event) => inner.append(event),
-      read: () => inner.read(),
-      close: () => inner.close(),
+    const log = memoryLogWith((inner) => ({
       // Not what the port asks for (live only), but what a ReplaySubject-backed store would do.
       events$: new Observable((subscriber) => {
         for (const event of inner.read()) subscriber.next(event)
         return inner.events$.subscribe(subscriber)
       }),
-    }
+    }))
     const turn = testKernel([Echo], { log }).startTurn()
     turn.addToolUse({ id: 'a', name: 'Echo', input: { text: '1' } })
     const seen: string[] = []
@@ -135,14 +131,8 @@ describe('turn.updates()', () => {
     config.onUnhandledError = (error) => void unhandled.push(error)
     const { Gated, open } = gatedTool()
     try {
-      const inner = createMemoryLog(fixedClock())
       const feed = new Subject<never>()
-      const log: EventLog = {
-        append: (event) => inner.append(event),
-        read: () => inner.read(),
-        close: () => inner.close(),
-        events$: merge(inner.events$, feed),
-      }
+      const log = memoryLogWith((inner) => ({ events$: merge(inner.events$, feed) }))
       const turn = testKernel([Gated], { log }).startTurn()
       const iterator = turn.updates()[Symbol.asyncIterator]()
       turn.addToolUse({ id: 'g', name: 'Gated', input: {} })
