@@ -174,6 +174,8 @@ const readOnlyCases: AttackCase[] = [
   ...readOnly("[ -v 'a[$(touch X)]' ]", '[ -v evaluates the subscript too'),
   ...readOnly('[[ -v a[$(touch X)] ]]', '[[ -v evaluates the subscript'),
   ...readOnly("printf -v 'a[$(touch X)]' x", 'printf -v assigns through an evaluated subscript'),
+  ...readOnly("printf -v'a[$(touch X)]' x", 'the name attached to -v'),
+  ...readOnly("printf $(echo -v) 'a[$(touch X)]' x", 'a computed word that is -v'),
   // Found by mutation testing of read-only.checks.ts: `--` as the value of an option that takes one.
   ...readOnly("git grep -e -- -O'touch X;:' x", 'git grep -e takes -- as its pattern; the -O after it runs', {
     setup: ['git'],
@@ -484,6 +486,7 @@ const denyRuleCases: AttackCase[] = [
   // Found by mutation testing of evaluation.ts: bash evaluates a subscript in a value it computes.
   ...denyRule('printf \'a[$(rm V)]\' > f; test -v "$(cat f)"', 'test -v of a variable name read from a file'),
   ...denyRule("linux='b[$(rm V)]'; echo $((OSTYPE))", 'OSTYPE is linux-gnu, which names the variable set first'),
+  ...denyRule("printf -v'a[$(rm V)]' %s 1", 'printf -vNAME evaluates the subscript of NAME'),
 ]
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 import type { Assignment } from './shell.types.js'
 import { subscriptNames } from './evaluation.js'
 import type { Word } from './words.js'
-import { isDynamic } from './words.js'
+import { isDynamic, literalWord } from './words.js'
 
 /** Builtins that run code they receive as data. */
 const EVALUATORS: Readonly<Record<string, string>> = {
@@ -71,22 +71,34 @@ export const COMMAND_VALUED: ReadonlySet<string> = new Set([
   'BROWSER',
 ])
 
-/** Builtins that take variable names, where a subscript such as `a[$(cmd)]` is evaluated. */
-const NAME_TAKERS = new Set([
-  'read',
-  'mapfile',
-  'readarray',
-  'printf',
-  'unset',
-  'declare',
-  'typeset',
-  'local',
-  'export',
-  'readonly',
-  'getopts',
-  'wait',
-  'test',
-  '[',
+/**
+ * How a builtin that takes variable names reads its words, where a subscript such as `a[$(cmd)]`
+ * is evaluated: the option letters that take a value, those whose value is a name, whether `+x` is
+ * an option too, and which operands are names. `test` and `[` name a variable after `-v` only.
+ */
+interface NameSyntax {
+  readonly takesValue: string
+  readonly valueIsName: string
+  readonly plus?: true
+  readonly operands: 'names' | 'none' | 'second'
+}
+
+const DECLARER: NameSyntax = { takesValue: '', valueIsName: '', plus: true, operands: 'names' }
+const MAPFILE: NameSyntax = { takesValue: 'dnOsuCc', valueIsName: '', operands: 'names' }
+
+const NAME_TAKERS: ReadonlyMap<string, NameSyntax> = new Map([
+  ['read', { takesValue: 'adinNptu', valueIsName: 'a', operands: 'names' }],
+  ['mapfile', MAPFILE],
+  ['readarray', MAPFILE],
+  ['printf', { takesValue: 'v', valueIsName: 'v', operands: 'none' }],
+  ['wait', { takesValue: 'p', valueIsName: 'p', operands: 'none' }],
+  ['unset', { takesValue: '', valueIsName: '', operands: 'names' }],
+  ['getopts', { takesValue: '', valueIsName: '', operands: 'second' }],
+  ['declare', DECLARER],
+  ['typeset', DECLARER],
+  ['local', DECLARER],
+  ['export', DECLARER],
+  ['readonly', DECLARER],
 ])
 
 const DECLARERS = new Set(['declare', 'typeset', 'local', 'export', 'readonly'])
@@ -113,13 +125,12 @@ export function commandHazard(name: string, words: readonly Word[]): string | un
   if (DECLARERS.has(name) && args.some((arg) => /^[-+][a-zA-Z]*[in]/.test(arg))) {
     return `${name} -i/-n makes later assignments evaluate arithmetic or rename variables`
   }
-  if (NAME_TAKERS.has(name) && (name !== 'printf' || args.includes('-v'))) {
-    const subscripted = args.find((arg) => /\[.*[$`]/s.test(arg))
-    if (subscripted !== undefined) return `${name} evaluates the subscript in ${subscripted} as arithmetic`
-    const computed = nameOperands(name, words).find(isDynamic)
-    if (computed !== undefined) {
-      return `${name} takes the variable name ${computed.raw} computed at run time, whose subscript bash evaluates as arithmetic`
-    }
+  const names = nameWords(name, words)
+  const subscripted = names.find((word) => /\[.*[$`]/s.test(word.value))
+  if (subscripted !== undefined) return `${name} evaluates the subscript in ${subscripted.value} as arithmetic`
+  const computed = names.find(isDynamic)
+  if (computed !== undefined) {
+    return `${name} takes the variable name ${computed.raw} computed at run time, whose subscript bash evaluates as arithmetic`
   }
   return undefined
 }
@@ -129,27 +140,62 @@ export function commandHazard(name: string, words: readonly Word[]): string | un
  * arithmetic, so `i`'s value is evaluated in turn.
  */
 export function namesEvaluatedBy(name: string, words: readonly Word[]): string[] {
-  if (!NAME_TAKERS.has(name)) return []
-  return words
-    .slice(1)
-    .flatMap((word) => (/^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value) ? subscriptNames(word.value) : []))
+  return nameWords(name, words).flatMap((word) =>
+    /^[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value) ? subscriptNames(word.value) : [],
+  )
 }
 
-/** Names a builtin assigns (`read x`, `mapfile arr`, `printf -v x`), for the arithmetic check. */
+/** What read and mapfile assign when given no name. */
+const DEFAULT_NAME: Readonly<Record<string, string>> = { read: 'REPLY', mapfile: 'MAPFILE', readarray: 'MAPFILE' }
+
+/**
+ * Names a builtin assigns (`read x`, `mapfile arr`, `printf -v x`, REPLY for a bare `read`), for
+ * the arithmetic check.
+ */
 export function namesAssignedBy(name: string, words: readonly Word[]): string[] {
-  if (!NAME_TAKERS.has(name) || name === 'unset' || name === 'test' || name === '[') return []
-  return words
-    .slice(1)
+  if (name === 'unset' || name === 'test' || name === '[') return []
+  const assigned = nameWords(name, words)
     .map((word) => /^([A-Za-z_][A-Za-z0-9_]*)/.exec(word.value)?.[1])
     .filter((found): found is string => found !== undefined)
+  const fallback = DEFAULT_NAME[name]
+  return assigned.length === 0 && fallback !== undefined ? [fallback] : assigned
 }
 
-/** The words a name-taking builtin reads as variable names (option arguments aside, roughly). */
-function nameOperands(name: string, words: readonly Word[]): Word[] {
+/**
+ * The words a builtin reads as variable names, its options read as bash reads a builtin's: a
+ * cluster up to the letter that takes a value, that value attached or the next word, `--` or the
+ * first operand ending them. A computed word where an option may be could be any option, so it and
+ * every word after it may be names, unless it cannot begin with `-` or `+` (`"id $x"`, `$!`).
+ */
+/** A computed word that is no option: it begins with a literal character, or is a number bash sets. */
+const NOT_AN_OPTION = /^(?:[A-Za-z0-9_./~%:=,]|\$[!$?#]$)/
+
+function nameWords(name: string, words: readonly Word[]): Word[] {
   const args = words.slice(1)
-  const after = (flag: string): Word[] => args.filter((_, i) => args[i - 1]?.value === flag)
-  if (name === 'test' || name === '[' || name === 'printf') return after('-v')
-  if (name === 'wait') return after('-p')
-  if (name === 'getopts') return args.filter((word) => !word.value.startsWith('-')).slice(1, 2)
-  return args.filter((word) => !word.value.startsWith('-'))
+  if (name === 'test' || name === '[') return args.filter((_, i) => args[i - 1]?.value === '-v')
+  const syntax = NAME_TAKERS.get(name)
+  if (syntax === undefined) return []
+  const names: Word[] = []
+  let at = 0
+  for (; at < args.length; at++) {
+    const word = args[at] ?? literalWord('')
+    if (isDynamic(word)) {
+      if (NOT_AN_OPTION.test(word.value)) break
+      return [...names, ...args.slice(at)]
+    }
+    if (word.value === '--') {
+      at++
+      break
+    }
+    if (!(syntax.plus === true ? /^[-+]./ : /^-./).test(word.value)) break
+    const letters = word.value.slice(1)
+    const taking = [...letters].findIndex((letter) => syntax.takesValue.includes(letter))
+    if (taking < 0) continue
+    const attached = letters.slice(taking + 1)
+    const value = attached === '' ? args[++at] : literalWord(attached)
+    if (value !== undefined && syntax.valueIsName.includes(letters.charAt(taking))) names.push(value)
+  }
+  const operands = args.slice(at)
+  if (syntax.operands === 'names') return [...names, ...operands]
+  return syntax.operands === 'second' ? [...names, ...operands.slice(1, 2)] : names
 }
