@@ -367,6 +367,7 @@ const readOnlyCases: AttackCase[] = [
   ...readOnlyNoFile('printenv TK_ATTACK_CANARY', 'prints one environment variable', { leaks: [ENV_CANARY] }),
   ...readOnlyNoFile('jq -n env', 'jq exposes the environment', { leaks: [ENV_CANARY] }),
   ...readOnlyNoFile("jq -n '$ENV'", 'jq exposes the environment as $ENV', { leaks: [ENV_CANARY] }),
+  ...readOnlyNoFile("jq -n '$ ENV'", 'jq reads $ and ENV as two tokens', { leaks: [ENV_CANARY] }),
   // the environment through paths whose letters do not say /proc/self/environ
   ...readOnlyNoFile('cat //proc/self/env*', 'a doubled slash', { leaks: [ENV_CANARY] }),
   ...readOnlyNoFile('cat /proc/self/../self/env*', '.. inside /proc', { leaks: [ENV_CANARY] }),

@@ -167,23 +167,38 @@ function findReason(option: string): string {
   return `find ${option} runs a program for each file`
 }
 
+/**
+ * jq's lexer reads `$` and a name as two tokens, so blanks or a comment may part them (`$ ENV`,
+ * `$#…` newline `ENV`); jq 1.6 finds a short option's letter anywhere in a cluster (`-nrf`).
+ */
 function jqVerdict(args: readonly string[]): string | undefined {
-  if (args.some((arg) => /\$ENV\b|(^|[^A-Za-z0-9_$])env\b/.test(arg))) return 'jq env / $ENV prints the environment'
-  if (args.some((arg) => arg === '-f' || arg.startsWith('--from-file')))
+  if (args.some((arg) => /\$(\s|#[^\n]*\n)*ENV\b|(^|[^A-Za-z0-9_$])env\b/.test(arg))) {
+    return 'jq env / $ENV prints the environment'
+  }
+  if (args.some((arg) => /^-[^-]*f/.test(arg) || arg.startsWith('--from-file'))) {
     return 'jq -f reads a program from a file, which is not checked'
+  }
+  if (args.some((arg) => /^-[^-]*L|^--library-path|(^|[^A-Za-z0-9_$.])(import|include)\b/.test(arg))) {
+    return 'jq import/include/-L loads modules from files, which are not checked'
+  }
   return undefined
 }
 
 const XXD_WITH_ARG = new Set(['-c', '-cols', '-g', '-groupsize', '-l', '-len', '-s', '-seek', '-o', '-n', '-name'])
 
+/** xxd reads options up to its first operand (`--cols` is `-cols`); every word after it is an operand. */
 function xxdVerdict(args: readonly string[]): string | undefined {
-  let count = 0
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? ''
-    if (XXD_WITH_ARG.has(arg)) i++
-    else if (!arg.startsWith('-') || arg === '-') count++
+  let at = 0
+  for (; at < args.length; at++) {
+    const arg = args[at] ?? ''
+    if (arg === '--') {
+      at++
+      break
+    }
+    if (!arg.startsWith('-') || arg === '-') break
+    if (XXD_WITH_ARG.has(arg.startsWith('--') ? arg.slice(1) : arg)) at++
   }
-  return count > 1 ? 'xxd writes its second operand (an output file)' : undefined
+  return args.length - at > 1 ? 'xxd writes its second operand (an output file)' : undefined
 }
 
 function hostnameVerdict(args: readonly string[]): string | undefined {
