@@ -50,7 +50,7 @@ export function classifyToolError(error: unknown): string {
   if (!(error instanceof Error)) return 'unknown'
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && ERRNO_CODES.has(code)) return code
-  if (error.name !== 'Error' && isErrorName(error.name)) return error.name
+  if (isErrorName(error.name)) return error.name
   return 'Error'
 }
 

@@ -118,7 +118,7 @@ export const REQUESTED: CallPosition = Object.freeze({
 
 /** The step after `step` in the table's order. */
 export function nextStep(step: Step): Step {
-  return STEPS[Math.min(STEPS.indexOf(step) + 1, STEPS.length - 1)] ?? 'emit'
+  return STEPS[STEPS.indexOf(step) + 1] ?? 'emit'
 }
 
 /**

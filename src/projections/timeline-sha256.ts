@@ -48,20 +48,6 @@ function compress(h: Uint32Array, view: DataView, offset: number, w: Uint32Array
   for (let i = 0; i < 8; i++) h[i] = ((h[i] ?? 0) + (next[i] ?? 0)) >>> 0
 }
 
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-
-function base64(bytes: Uint8Array): string {
-  let out = ''
-  for (let i = 0; i < bytes.length; i += 3) {
-    const [x = 0, y = 0, z = 0] = [bytes[i], bytes[i + 1], bytes[i + 2]]
-    const n = (x << 16) | (y << 8) | z
-    out += BASE64[(n >> 18) & 63]! + BASE64[(n >> 12) & 63]!
-    out += i + 1 < bytes.length ? BASE64[(n >> 6) & 63]! : '='
-    out += i + 2 < bytes.length ? BASE64[n & 63]! : '='
-  }
-  return out
-}
-
 /** The SHA-256 digest of `text` (as UTF-8), base64-encoded, as CSP's `'sha256-…'` sources want it. */
 export function sha256Base64(text: string): string {
   const view = pad(new TextEncoder().encode(text))
@@ -73,5 +59,5 @@ export function sha256Base64(text: string): string {
   const digest = new Uint8Array(32)
   const out = new DataView(digest.buffer)
   for (let i = 0; i < 8; i++) out.setUint32(i * 4, h[i] ?? 0)
-  return base64(digest)
+  return btoa(String.fromCharCode(...digest))
 }

@@ -100,7 +100,7 @@ export function describeEvent(event: KernelEvent): string {
       return `${event.source} changed: added ${event.added.join(', ') || 'none'}, removed ${event.removed.join(', ') || 'none'}`
     default:
       // An event type newer than this list still shows what it says, not nothing.
-      return short(JSON.stringify(fieldsOf(event as KernelEvent)) ?? '')
+      return short(JSON.stringify(fieldsOf(event as KernelEvent)))
   }
 }
 

@@ -270,7 +270,7 @@ function rowVerdict(command: SimpleCommand): string | undefined {
   if (row === undefined) return `${command.name} is not on the read-only list`
   if (row.never !== undefined) return row.never
   if (command.openArgs && (row.checksOptions === true || row.readsFiles === true)) {
-    return `${command.via.includes('xargs') ? 'xargs' : 'a wrapper'} supplies arguments to ${command.name} at run time, so they cannot be checked`
+    return `xargs supplies arguments to ${command.name} at run time, so they cannot be checked`
   }
   return dynamicVerdict(command, row) ?? row.check?.(command.args)
 }
@@ -281,7 +281,7 @@ function rowVerdict(command: SimpleCommand): string | undefined {
  */
 function cannotBeOption(raw: string, kinds: readonly string[]): boolean {
   if (kinds.every((kind) => kind === 'process')) return true
-  return kinds.every((kind) => kind === 'glob' || kind === 'tilde') && /^[A-Za-z0-9_./~]/.test(raw)
+  return kinds.every((kind) => kind === 'glob') && /^[A-Za-z0-9_./~]/.test(raw)
 }
 
 function dynamicVerdict(command: SimpleCommand, row: ReadOnlyRow): string | undefined {
