@@ -32,3 +32,12 @@ export function known(command: string): readonly SimpleCommand[] {
 
 /** A simple command as `name arg…`. */
 export const line = (cmd: SimpleCommand): string => [cmd.name, ...cmd.args].join(' ')
+
+/** What the analysis says, compactly: each command found as `name arg…`, or the reason it is unknown. */
+export type Outcome = string[] | { readonly unknown: string }
+
+export function outcome(command: string): Outcome {
+  const result = analysis(command)
+  if (result.kind === 'unknown') return { unknown: result.reason }
+  return result.commands.map(line)
+}

@@ -5,16 +5,7 @@
 // command, then `ls`); a row that says it does not, likewise. test/permissions/shell/analyze.test.ts has
 // the common cases.
 import { describe, expect, it } from 'vitest'
-import { analysis, line } from './analysis.js'
-
-/** What the analysis says, compactly: each command found as `name arg…`, or the reason it is unknown. */
-type Outcome = string[] | { readonly unknown: string }
-
-function outcome(command: string): Outcome {
-  const result = analysis(command)
-  if (result.kind === 'unknown') return { unknown: result.reason }
-  return result.commands.map(line)
-}
+import { analysis, outcome, type Outcome } from './analysis.js'
 
 const setsItself = (name: string): Outcome => ({
   unknown: `bash evaluates the value of ${name} as arithmetic or a name, and the command sets ${name} itself`,

@@ -5,15 +5,7 @@
 // value may be attached to its letter (`printf -vNAME`). Rows that say bash runs the command were
 // checked with bash 5.2 (`bash -c …` in a temp directory, then `ls`).
 import { describe, expect, it } from 'vitest'
-import { analysis, line } from './analysis.js'
-
-type Outcome = string[] | { readonly unknown: string }
-
-function outcome(command: string): Outcome {
-  const result = analysis(command)
-  if (result.kind === 'unknown') return { unknown: result.reason }
-  return result.commands.map(line)
-}
+import { outcome, type Outcome } from './analysis.js'
 
 const subscript = (builtin: string, name: string): Outcome => ({
   unknown: `${builtin} evaluates the subscript in ${name} as arithmetic`,
