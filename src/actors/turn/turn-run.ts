@@ -161,9 +161,13 @@ export class TurnRun {
     log.append({ type: 'tool.queued', turnId, toolUseId: use.id, ...classified.safety })
     const { safe } = classified.safety
     const tool = classified.tool
-    const preview = tool !== undefined ? services.permissions.preview(tool, classified.input) : 'unknown'
     const earlyStart = this.#config.earlyStart
-    const early = earlyStart === 'all' || (earlyStart === 'safe' && safe && (preview === 'allow' || preview === 'deny'))
+    // The preview runs the tool's checkPermissions a first time: only where it decides something.
+    const decided = (): boolean => {
+      const preview = tool !== undefined ? services.permissions.preview(tool, classified.input) : 'unknown'
+      return preview === 'allow' || preview === 'deny'
+    }
+    const early = earlyStart === 'all' || (earlyStart === 'safe' && safe && decided())
     const cascades = tool?.cascadesOnFailure === true
     const validated = tool === undefined ? undefined : { tool, input: classified.input }
     const call = scheduledCall(this.#deps, this.#budget, use, { safe, early, cascades }, validated)

@@ -96,6 +96,33 @@ describe('what starts while the message still streams', () => {
     expect(asked).toEqual(['Peek'])
     expect(ran).toEqual(['Look', 'Peek'])
   })
+
+  // The early-start preview runs the tool's checkPermissions once more than the permission step. It
+  // ran for every call, though only a safe call under earlyStart 'safe' reads it.
+  it.each<['safe' | 'none' | 'all', boolean, number]>([
+    ['safe', true, 2],
+    ['safe', false, 1],
+    ['none', true, 1],
+    ['all', true, 1],
+  ])(
+    "earlyStart %j, concurrency-safe %j: the tool's checkPermissions runs %j times",
+    async (earlyStart, safe, times) => {
+      let checked = 0
+      const Checked = buildTool({
+        name: 'Checked',
+        description: () => 'c',
+        inputSchema: z.object({}),
+        isConcurrencySafe: () => safe,
+        checkPermissions: () => (checked++, { behavior: 'allow' as const }),
+        call: async () => 'ok',
+      })
+      const turn = testKernel([Checked], { earlyStart }).startTurn()
+      turn.addToolUse({ id: 'c', name: 'Checked', input: {} })
+      turn.end()
+      await turn.result()
+      expect(checked).toBe(times)
+    },
+  )
 })
 
 describe('interruptions', () => {
