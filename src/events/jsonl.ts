@@ -83,7 +83,8 @@ export class JsonlLineParser {
   }
 }
 
-const isBlank = (raw: string): boolean => raw.length === 0 || (raw.charCodeAt(0) <= 32 && raw.trim() === '')
+/** A line of JSON whitespace only (space, tab, CR, LF: what JSON.parse skips), or none. */
+const isBlank = (raw: string): boolean => raw.length === 0 || (raw.charCodeAt(0) <= 32 && /^[ \t\r\n]*$/.test(raw))
 
 /**
  * Upgrades steps from an event version to the next, applied in order when reading a log written

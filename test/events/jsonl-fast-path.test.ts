@@ -300,11 +300,16 @@ describe('blank lines', () => {
   })
 
   // JSON's whitespace is space, tab, CR and LF: a line of another Unicode space is no JSON, and says so.
-  it.each(['\u00a0', '\ufeff', '\u2028'])('a line of %j alone is a corrupt line', (space) => {
-    const parsed = parseJsonl(`${space}\n${line}\n`)
-    expect(parsed.events).toEqual([VALID[6]])
-    expect(parsed.corrupt).toEqual([{ line: 1, message: expect.stringMatching(/^not JSON \(/) as unknown as string }])
-  })
+  // A line that begins with JSON whitespace was skipped as blank whenever trim() emptied it, so
+  // ` \u00a0` was skipped while `\u00a0` alone was corrupt (failed before the fix).
+  it.each(['\u00a0', '\ufeff', '\u2028', ' \u00a0', '\t\ufeff', '\v', ' \f'])(
+    'a line of %j is a corrupt line',
+    (space) => {
+      const parsed = parseJsonl(`${space}\n${line}\n`)
+      expect(parsed.events).toEqual([VALID[6]])
+      expect(parsed.corrupt).toEqual([{ line: 1, message: expect.stringMatching(/^not JSON \(/) as unknown as string }])
+    },
+  )
 })
 
 describe('event versions', () => {
