@@ -51,27 +51,29 @@ const FRAME_CHARS = 100
  * when that would make the preview as long as the output, and, when the output was saved, fewer
  * when the preview would take more than `room` characters of the message (down to the notice
  * alone). Output that could not be saved shows its ends whatever the room: it is nowhere else.
+ * Output shorter than a preview's frame (a tool's own small limit) is shown whole after the notice.
  */
 export function previewOf(text: string, path: string | undefined, saveError?: string, room = Infinity): string {
   const lines = text.split('\n').length
   const where =
     path !== undefined
       ? `the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep`
-      : `it could not be saved (${saveError ?? 'no result store'}), so only its beginning and end are shown`
-  const notice = `Output too large to show whole (${text.length} characters, ${lines} lines); ${where}`
+      : `it could not be saved (${saveError ?? 'no result store'})`
+  const sizes = `(${text.length} characters, ${lines} lines); ${where}`
+  const notice = `Output too large to show whole ${sizes}${path === undefined ? ', so only its beginning and end are shown' : ''}`
   // the characters of each end that keep the preview within `chars`
   const within = (chars: number): number => Math.floor((chars - notice.length - FRAME_CHARS) / 2)
-  const side = Math.max(0, Math.min(PREVIEW_CHARS, within(text.length), path === undefined ? Infinity : within(room)))
-  if (side === 0) return `${notice}; this message has no room left to show any of it.`
-  const head = text.slice(0, side)
-  const tail = text.slice(text.length - side)
+  const ends = Math.min(PREVIEW_CHARS, within(text.length))
+  if (ends <= 0) return `Output over its size limit ${sizes}. It is short enough to show whole:\n\n${text}`
+  const side = path === undefined ? ends : Math.min(ends, within(room))
+  if (side <= 0) return `${notice}; this message has no room left to show any of it.`
   return [
     `${notice}.`,
     '',
-    `First ${head.length} characters:`,
-    head,
+    `First ${side} characters:`,
+    text.slice(0, side),
     `[… ${text.length - 2 * side} characters omitted …]`,
-    `Last ${tail.length} characters:`,
-    tail,
+    `Last ${side} characters:`,
+    text.slice(text.length - side),
   ].join('\n')
 }

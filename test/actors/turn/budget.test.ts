@@ -136,6 +136,18 @@ describe('previewOf is shorter than the output it replaces', () => {
     expect(none).toMatch(/this message has no room left to show any of it\.$/)
   })
 
+  // A tool's own small limit: the notice and frame alone are longer than the output, so it is
+  // shown whole rather than as "no room left" or empty ends.
+  it('an output shorter than a preview frame is shown whole after the notice, saved or not', () => {
+    const text = `${'s'.repeat(149)}E`
+    expect(previewOf(text, path)).toBe(
+      `Output over its size limit (150 characters, 1 lines); the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep. It is short enough to show whole:\n\n${text}`,
+    )
+    expect(previewOf(text, undefined, 'ENOSPC', 0)).toBe(
+      `Output over its size limit (150 characters, 1 lines); it could not be saved (ENOSPC). It is short enough to show whole:\n\n${text}`,
+    )
+  })
+
   it('an output that could not be saved shows its ends whatever the room: it is nowhere else', () => {
     const text = `${'a'.repeat(5_000)}${'z'.repeat(5_000)}`
     expect(previewOf(text, undefined, 'ENOSPC', 0)).toContain(`First ${PREVIEW_CHARS} characters:`)

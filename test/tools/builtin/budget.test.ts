@@ -74,7 +74,7 @@ describe('the budget step', () => {
       description: () => 'b',
       inputSchema: z.object({}),
       maxResultSizeChars: 10,
-      call: async () => 'x'.repeat(50),
+      call: async () => `${'h'.repeat(2_500)}${'t'.repeat(2_500)}`,
     })
     const kernel = testKernel([Blob], {
       results: {
@@ -85,7 +85,7 @@ describe('the budget step', () => {
     })
     const { message } = await kernel.runTurn(assistant(['a', 'Blob', {}]))
     expect(text(message.content[0] as never)).toMatch(
-      /^Output too large to show whole \(50 characters, 1 lines\); it could not be saved \(disk full\), so only its beginning and end are shown/,
+      /^Output too large to show whole \(5000 characters, 1 lines\); it could not be saved \(disk full\), so only its beginning and end are shown\.\n\nFirst 2000 characters:\nh{2000}\n\[… 1000 characters omitted …\]\nLast 2000 characters:\nt{2000}$/,
     )
     expect(existsSync('/nonexistent')).toBe(false)
   })
