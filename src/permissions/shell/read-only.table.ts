@@ -295,7 +295,8 @@ function dynamicVerdict(command: SimpleCommand, row: ReadOnlyRow): string | unde
     if (kinds.some((kind) => kind === 'parameter' || kind === 'command' || kind === 'arithmetic')) {
       return `${command.name} reads a file named at run time (${raw}), which could be a process environment`
     }
-    if (globMayNameEnviron(raw)) return `${command.name} ${raw} may read a process environment (/proc/*/environ)`
+    if (kinds.some((kind) => kind === 'glob' || kind === 'brace') && globMayNameEnviron(raw))
+      return `${command.name} ${raw} may read a process environment (/proc/*/environ)`
   }
   return undefined
 }

@@ -219,6 +219,11 @@ describe('cd reaches /proc without writing proc', () => {
   ])('%j is not read-only', (command) => {
     expect(readOnlyVerdict(command, bash()).readOnly).toBe(false)
   })
+  // A process substitution becomes /dev/fd/N, never a process environment, whatever its text holds
+  // (the shell property test found `cat <( f() { ls -la > /dev/null; } )` refused as a glob).
+  it.each(['cat <( f() { ls -la > /dev/null; } )', 'cat <( { cat /etc/hosts; } )'])('%j stays read-only', (command) => {
+    expect(readOnlyVerdict(command, bash()).readOnly).toBe(true)
+  })
   it.each(['cd src && cat *', 'cd && cat *', 'cd /work/project/src && ls', 'cd -P src/deep && cat *.ts'])(
     '%j stays read-only',
     (command) => {
