@@ -22,6 +22,28 @@ export interface PathJudge {
   readonly protectedDirs: readonly string[]
 }
 
+/**
+ * The judge for one decision: each path resolved once however many rules and checks look at it
+ * (a failure too). Made per decision, never kept: the file system may change between calls.
+ */
+export function resolvingOnce(judge: PathJudge): PathJudge {
+  const seen = new Map<string, { real: string } | { error: unknown }>()
+  const realPath = (path: string): string => {
+    let found = seen.get(path)
+    if (found === undefined) {
+      try {
+        found = { real: judge.realPath(path) }
+      } catch (error) {
+        found = { error }
+      }
+      seen.set(path, found)
+    }
+    if ('error' in found) throw found.error
+    return found.real
+  }
+  return { ...judge, realPath }
+}
+
 /** The lexical absolute path, and the real one (undefined when it cannot be resolved). */
 export function candidates(judge: PathJudge, path: string): { lexical: string; real: string | undefined } {
   const lexical = isAbsolute(path) ? resolve(path) : resolve(judge.cwd, path)

@@ -10,7 +10,7 @@ import { describeError } from '../tools/result-text.js'
 import { fingerprint, type Grants, type GrantScope } from './grants.js'
 import { guarded } from '../util/guarded.js'
 import { commandOf, matchRules, pathOf, readDenied, suggestRules, type RuleSet } from './ruleset.js'
-import { insideWorkingDir, protectedReason, type PathJudge } from './paths.js'
+import { insideWorkingDir, protectedReason, resolvingOnce, type PathJudge } from './paths.js'
 import { analyzeCommand, redirectWrites } from './shell/index.js'
 import { insideOf } from './rules.js'
 
@@ -80,8 +80,9 @@ export interface PolicyOptions {
 type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask' }
 
 export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy {
-  const { rules, cwd } = options
-  const mayRead = (path: string): boolean => !readDenied(rules, path, cwd)
+  const { cwd } = options
+  // one resolution of the path and the working directory per question, not one per Read rule
+  const mayRead = (path: string): boolean => !readDenied(forOneDecision(options).rules, path, cwd)
   // checkPermissions in preview runs without a live call: no signal fires, no progress goes anywhere.
   const previewContext: ToolContext = {
     signal: new AbortController().signal,
@@ -132,10 +133,11 @@ function previewOf(
  * means "ask the tool".
  */
 function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: HookSay): Verdict | undefined {
-  const { rules, mode, cwd, grants } = options
+  const { mode, cwd, grants } = options
+  const { rules, judge } = forOneDecision(options)
   const rule = matchRules(rules, tool, input, cwd)
   if (rule?.behavior === 'deny') return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
-  const guard = alwaysAsks(tool, input, rules, options.judge)
+  const guard = alwaysAsks(tool, input, rules, judge)
   if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
   if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
   if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
@@ -157,9 +159,23 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
     }
   if (rule?.behavior === 'allow')
     return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
-  if (mode === 'acceptEdits' && editsInside(tool, input, cwd, options.judge))
+  if (mode === 'acceptEdits' && editsInside(tool, input, cwd, judge))
     return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
   return undefined
+}
+
+/** The rules and judge for one decision: each path resolved once (both are the kernel's judge). */
+function forOneDecision(options: PolicyOptions): { rules: RuleSet; judge: PathJudge | undefined } {
+  const once = new Map<PathJudge, PathJudge>()
+  const scoped = (judge: PathJudge | undefined): PathJudge | undefined => {
+    if (judge === undefined) return undefined
+    const found = once.get(judge) ?? resolvingOnce(judge)
+    once.set(judge, found)
+    return found
+  }
+  const judge = scoped(options.judge)
+  const rulesJudge = scoped(options.rules.judge)
+  return { rules: rulesJudge === undefined ? options.rules : { ...options.rules, judge: rulesJudge }, judge }
 }
 
 function fromTool(result: Awaited<ReturnType<Tool['checkPermissions']>>): Verdict {

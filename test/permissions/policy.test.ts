@@ -491,3 +491,41 @@ describe('preview', () => {
     expect(policy.mayRead('/work/proj/secrets/key')).toBe(false)
   })
 })
+
+// Each rule with a path resolved the path (and the working directory) with realPath again: a
+// system call per rule per call. One decision resolves each path once, however many rules look.
+describe('one decision resolves each path once', () => {
+  it('many path rules, protected checks and acceptEdits: realPath once per distinct path', async () => {
+    const resolved: string[] = []
+    const counting: PathJudge = { ...judge, realPath: (path) => (resolved.push(path), judge.realPath(path)) }
+    const config = {
+      deny: ['Write(./a/**)', 'Write(./b/**)', 'Write(./c/**)'],
+      ask: ['Write(./d/**)', 'Write(./e/**)'],
+      allow: ['Write(./f/**)', 'Write(./g/**)'],
+    }
+    const verdict = await decide({ config, mode: 'acceptEdits', judge: counting }, Write, {
+      file_path: '/work/proj/src/x.ts',
+      content: '',
+    })
+    expect(verdict).toMatchObject({ behavior: 'allow', source: 'mode' })
+    expect(resolved.length).toBeGreaterThan(0)
+    expect(resolved.filter((path, i) => resolved.indexOf(path) !== i)).toEqual([])
+  })
+
+  it('a path that cannot be resolved is tried once too, and still judged as unresolvable', async () => {
+    let tries = 0
+    const broken: PathJudge = {
+      ...judge,
+      realPath: (path) => {
+        if (path !== '/work/proj/gone/x') return path
+        tries++
+        throw new Error('ENOENT')
+      },
+    }
+    // an allow rule needs the path as written and where it points: unresolvable, none allows it
+    const config = { allow: ['Write(./a/**)', 'Write(./b/**)', 'Write(./gone/**)'] }
+    const verdict = await decide({ config, judge: broken }, Write, { file_path: '/work/proj/gone/x', content: '' })
+    expect(verdict).toMatchObject({ behavior: 'deny', source: 'default' })
+    expect(tries).toBe(1)
+  })
+})
