@@ -161,15 +161,15 @@ export function namesAssignedBy(name: string, words: readonly Word[]): string[] 
   return assigned.length === 0 && fallback !== undefined ? [fallback] : assigned
 }
 
+/** A computed word that is no option: it begins with a literal character, or is a number bash sets. */
+const NOT_AN_OPTION = /^(?:[A-Za-z0-9_./~%:=,]|\$[!$?#]$)/
+
 /**
  * The words a builtin reads as variable names, its options read as bash reads a builtin's: a
  * cluster up to the letter that takes a value, that value attached or the next word, `--` or the
  * first operand ending them. A computed word where an option may be could be any option, so it and
  * every word after it may be names, unless it cannot begin with `-` or `+` (`"id $x"`, `$!`).
  */
-/** A computed word that is no option: it begins with a literal character, or is a number bash sets. */
-const NOT_AN_OPTION = /^(?:[A-Za-z0-9_./~%:=,]|\$[!$?#]$)/
-
 function nameWords(name: string, words: readonly Word[]): Word[] {
   const args = words.slice(1)
   if (name === 'test' || name === '[') return args.filter((_, i) => args[i - 1]?.value === '-v')
