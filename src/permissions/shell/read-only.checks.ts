@@ -88,7 +88,7 @@ export function globMayNameEnviron(raw: string): boolean {
   if (pattern === undefined) return true
   const names = pattern.split('/')
   const last = names.at(-1) ?? ''
-  if (names.length === 1 || ['', '.', '..'].includes(last) || !nameMayBe(last, 'environ')) return false
+  if (names.length === 1 || !nameMayBe(last, 'environ')) return false
   return pattern.startsWith('/') || pattern.startsWith('~') || mayLeaveWorkingDirectory(names.slice(0, -1))
 }
 

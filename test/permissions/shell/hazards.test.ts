@@ -24,6 +24,8 @@ describe('a name attached to its option, or after a computed word, is still a na
     ['printf -va[\\$\\(rm\\ x\\)] %s 1', computed('printf', '-va[')],
     ["read -ra'b[$(rm x)]'", subscript('read', 'b[$(rm x)]')],
     ["wait -p'a[$(rm x)]'", subscript('wait', 'a[$(rm x)]')],
+    // `+x` is an option to the declarers only: to read it is a word like any other
+    ["read '+a[$(rm x)]'", subscript('read', '+a[$(rm x)]')],
     // a computed word where an option may be: it, and every word after it, may be a name
     ["printf $(echo -v) 'a[$(rm x)]' 1", subscript('printf', 'a[$(rm x)]')],
     ['printf "$fmt" x', computed('printf', '"$fmt"')],
@@ -48,6 +50,8 @@ describe("an option's value is not a name unless the option takes one", () => {
     // a computed word that begins with a literal character, or a number bash sets, is no option
     ['printf "id $x\\n"', ['printf "id $x\\n"']],
     ['wait $!', ['wait $!']],
+    // getopts names only its second word: the first is the option string
+    ["getopts 'a[$x]' opt", ['getopts a[$x] opt']],
     ['wait -n "$!"', ['wait -n "$!"']],
   ])('%j gives %j', (command, expected) => {
     expect(outcome(command)).toEqual(expected)
