@@ -148,6 +148,17 @@ describe('previewOf is shorter than the output it replaces', () => {
     )
   })
 
+  it('never shows ends of 0 characters: at every length and every room, the ends or no ends', () => {
+    for (let length = 1; length <= 1_200; length++) {
+      const preview = previewOf('x'.repeat(length), path)
+      expect(preview, `length ${length}`).not.toMatch(/First 0 characters|no room left/)
+    }
+    for (let room = 0; room <= 800; room++) {
+      const preview = previewOf('x'.repeat(10_000), path, undefined, room)
+      expect(preview, `room ${room}`).not.toMatch(/First 0 characters/)
+    }
+  })
+
   it('an output that could not be saved shows its ends whatever the room: it is nowhere else', () => {
     const text = `${'a'.repeat(5_000)}${'z'.repeat(5_000)}`
     expect(previewOf(text, undefined, 'ENOSPC', 0)).toContain(`First ${PREVIEW_CHARS} characters:`)
