@@ -512,6 +512,16 @@ describe('one decision resolves each path once', () => {
     expect(resolved.filter((path, i) => resolved.indexOf(path) !== i)).toEqual([])
   })
 
+  it('mayRead (a search asks it per file): each Read rule looks, the file and cwd are resolved once', () => {
+    const resolved: string[] = []
+    const counting: PathJudge = { ...judge, realPath: (path) => (resolved.push(path), judge.realPath(path)) }
+    const policy = policyOf({ config: { deny: ['Read(./a/**)', 'Read(./b/**)', 'Read(./c/**)'] }, judge: counting })
+    expect(policy.mayRead('/work/proj/src/x.ts')).toBe(true)
+    expect(policy.mayRead('/work/proj/b/y')).toBe(false)
+    expect(resolved.filter((path) => path === '/work/proj/src/x.ts')).toHaveLength(1)
+    expect(resolved.filter((path) => path === cwd)).toHaveLength(2)
+  })
+
   it('a path that cannot be resolved is tried once too, and still judged as unresolvable', async () => {
     let tries = 0
     const broken: PathJudge = {
