@@ -51,6 +51,21 @@ describe('messages projection', () => {
     expect(live(events).content.map((b) => b.tool_use_id)).toEqual(['b'])
   })
 
+  // One turn's message out of a whole session's log: the other turns' calls and results (even
+  // one under the same tool_use id) are not in it.
+  it("projectTurnMessage takes the turn's own events out of a session's log", () => {
+    const events = stamp(
+      requested('T1', 'a', 0),
+      requested('T2', 'a', 0),
+      requested('T2', 'b', 1),
+      result('T2', 'b', 'B2'),
+      result('T2', 'a', 'A2'),
+      result('T1', 'a', 'A1'),
+    )
+    expect(projectTurnMessage(events, 'T1').content).toEqual([{ type: 'tool_result', tool_use_id: 'a', content: 'A1' }])
+    expect(projectTurnMessage(events, 'T2').content.map((b) => b.content)).toEqual(['A2', 'B2'])
+  })
+
   it('the first result of a call wins; a second one is ignored', () => {
     const events = stamp(requested('T', 'a', 0), result('T', 'a', 'first'), result('T', 'a', 'second', 'error'))
     expect(projectTurnMessage(events, 'T').content).toEqual([

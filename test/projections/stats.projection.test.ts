@@ -100,6 +100,21 @@ describe('projectStats', () => {
     expect({ ...stats.errorClasses }).toEqual({})
   })
 
+  // A log cut from the middle (a file someone trimmed, `inspect` of a slice) holds events of a turn
+  // whose turn.started is gone: the count is of turns started, not of turn ids seen.
+  it('turns are counted by their turn.started, not by the events that name them', () => {
+    const events = stamp(
+      requested('Cut', 'a', 0, 'Echo'),
+      result('Cut', 'a', 'one'),
+      { type: 'turn.completed', turnId: 'Cut', results: 1 },
+      { type: 'turn.started', turnId: T, mode: 'batch', maxConcurrency: 1 },
+      { type: 'turn.completed', turnId: T, results: 0 },
+    )
+    const stats = projectStats(events)
+    expect(stats.turns).toBe(1)
+    expect(stats.calls).toBe(1)
+  })
+
   it('tool names that are Object.prototype members are counted as plain keys', () => {
     const events = stamp(requested(T, 'a', 0, 'constructor'), requested(T, 'b', 1, '__proto__'))
     expect({ ...projectStats(events).byTool }).toEqual({ constructor: 1, ['__proto__']: 1 })
@@ -126,6 +141,19 @@ describe('projectStats', () => {
 describe('callStatesAt', () => {
   const states = (at: number) =>
     Object.fromEntries(callStatesAt(log, at).map((s) => [s.toolUseId, `${s.state} @ ${s.lastEvent}`]))
+
+  // The same cut log: a call whose tool.requested is not in it has no state to advance, and the
+  // calls that are in it are still shown.
+  it('events of a call never requested are passed over, not a crash', () => {
+    const events = stamp(
+      { type: 'tool.dispatched', turnId: T, toolUseId: 'ghost', batch: 0, running: 1 },
+      result(T, 'ghost', 'x', 'error'),
+      requested(T, 'a', 0, 'Echo'),
+    )
+    expect(callStatesAt(events, 2).map((s) => `${s.toolUseId} ${s.state} @ ${s.lastEvent}`)).toEqual([
+      'a requested @ 2 tool.requested',
+    ])
+  })
 
   it('shows each call after event N inclusive, from the scheduler then the step table', () => {
     expect(states(0)).toEqual({})
