@@ -13,6 +13,7 @@ import { commandOf, matchRules, pathOf, readDenied, suggestRules, type RuleSet }
 import { insideWorkingDir, protectedReason, resolvingOnce, type PathJudge } from './paths.js'
 import { analyzeCommand, redirectWrites } from './shell/index.js'
 import { insideOf } from './rules.js'
+import { commandReads } from './command-reads.js'
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const
 export type PermissionMode = (typeof PERMISSION_MODES)[number]
@@ -137,6 +138,9 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
   const { rules, judge } = forOneDecision(options)
   const rule = matchRules(rules, tool, input, cwd)
   if (rule?.behavior === 'deny') return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
+  const command = commandOf(tool, input)
+  const reads = command === undefined ? {} : commandReads(command, rules, judge, cwd)
+  if (reads.deny !== undefined) return { behavior: 'deny', source: 'rule', reason: reads.deny }
   const guard = alwaysAsks(tool, input, rules, judge)
   if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
   if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
@@ -157,6 +161,8 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
       source: 'user',
       reason: `granted for this session (${grant.scope === 'rule' ? grant.rule : grant.scope})`,
     }
+  // Before allow rules and the tool's own read-only verdict, which judge the command's letters alone.
+  if (reads.ask !== undefined) return { behavior: 'ask', source: 'default', reason: reads.ask }
   if (rule?.behavior === 'allow')
     return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
   if (mode === 'acceptEdits' && editsInside(tool, input, cwd, judge))

@@ -59,6 +59,11 @@ export function insideOf(base: string, path: string): string | undefined {
   return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.split('\\').join('/')
 }
 
+/** A word as bash expands its leading tilde (`~`, `~/x`); any other word as it is. */
+export function expandHome(word: string): string {
+  return word === '~' || word.startsWith('~/') ? homedir() + word.slice(1) : word
+}
+
 /**
  * A path specifier (gitignore-style) against an absolute path. `./x` and `x` are relative to cwd,
  * `/x` absolute, `~/x` home.

@@ -151,7 +151,12 @@ function allowedBy(
 
 /** Whether a deny rule for Read matches this path (as written or where it points). */
 export function readDenied(rules: RuleSet, path: string, cwd: string): boolean {
-  return rules.deny.some(
+  return readDenyRule(rules, path, cwd) !== undefined
+}
+
+/** The first deny rule for Read that matches this path (as written or where it points). */
+export function readDenyRule(rules: RuleSet, path: string, cwd: string): PermissionRule | undefined {
+  return rules.deny.find(
     (rule) =>
       rule.tool === 'Read' &&
       rule.specifier !== undefined &&

@@ -850,12 +850,59 @@ const readRuleCases: AttackCase[] = [
   ),
 ]
 
+// Read rules over what a Bash command names (decision 90): each of these printed the token while
+// the read-only verdict let it run unasked. The rule is the same Read(./secret/**).
+function bashReadRule(command: string, note: string, mode: PermissionMode = 'default'): AttackCase {
+  return {
+    family: 'read-rules',
+    command,
+    mode,
+    rules: READ_DENY,
+    leaks: [SECRET_TOKEN],
+    verdict: 'denied',
+    setup: ['secret'],
+    note,
+    source: CAT_ENV,
+  }
+}
+const CAT_ENV =
+  'https://dev.to/ji_ai/claude-code-deny-rules-block-readenv-but-not-cat-env-1of4 (a Read deny rule kept the Read tool from .env, not cat, head or grep -r in Bash)'
+
+const bashReadRuleCases: AttackCase[] = [
+  bashReadRule('cat secret/key.txt', 'the denied file named'),
+  bashReadRule('cat secret/key.txt', 'plan mode runs read-only commands; the rule still applies', 'plan'),
+  bashReadRule('head -n 1 ./secret/../secret/key.txt', 'spelt otherwise'),
+  bashReadRule('cat alias/key.txt', 'through a symlinked directory'),
+  bashReadRule('cat < secret/key.txt', 'an input redirection'),
+  bashReadRule("bash -c 'tail secret/key.txt'", 'inside bash -c'),
+  bashReadRule('diff foo secret/key.txt', 'a comparison prints both files'),
+  bashReadRule('grep -f secret/key.txt -e x foo; grep --file=secret/key.txt -r api .', 'an option value'),
+  bashReadRule('cat secret/*', 'a glob that selects the denied files'),
+  bashReadRule('cat s*/key.txt', 'a glob in the directory'),
+  bashReadRule('grep -r api_key .', 'a recursive search from the parent'),
+  bashReadRule('rg -uu api_key', 'rg reads every file below the working directory'),
+  bashReadRule('cd secret && cat key.txt', 'a relative name after cd'),
+]
+
+// A name a symbolic link takes into /proc (a cloned repository can hold such links): the
+// read-only check judged the letters, which are a plain name below the working directory.
+const procLinkCases: AttackCase[] = [
+  ...readOnlyNoFile('cat NOTES', 'NOTES -> /proc/self/environ', { leaks: [ENV_CANARY], setup: ['proc-links'] }),
+  ...readOnlyNoFile('cd me && cat env*', 'me -> /proc/self', { leaks: [ENV_CANARY], setup: ['proc-links'] }),
+  ...readOnlyNoFile('head -c 4000 me/env*', 'a glob below a linked directory', {
+    leaks: [ENV_CANARY],
+    setup: ['proc-links'],
+  }),
+]
+
 export const ATTACKS: readonly AttackCase[] = [
   ...readOnlyCases,
   ...denyRuleCases,
   ...allowRuleCases,
   ...pathCases,
   ...readRuleCases,
+  ...bashReadRuleCases,
+  ...procLinkCases,
 ]
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,8 @@ export type Fixture =
   | 'gitlink'
   /** `sub/.git/`, a nested repository's git directory. */
   | 'nested-git'
+  /** `NOTES` -> /proc/self/environ and `me` -> /proc/self, as a cloned repository could hold them. */
+  | 'proc-links'
 
 export const SECRET_TOKEN = 'TK_SECRET_7f3a9c'
 export const SECRET_FILE = 'key.txt'
@@ -139,6 +141,10 @@ const FIXTURES: Record<Fixture, (s: Sandbox) => Promise<void> | void> = {
     symlinkSync('secret', join(dir, 'alias'))
   },
   gitlink: ({ dir }) => symlinkSync('.git', join(dir, 'gitlink')),
+  'proc-links': ({ dir }) => {
+    symlinkSync('/proc/self/environ', join(dir, 'NOTES'))
+    symlinkSync('/proc/self', join(dir, 'me'))
+  },
   'nested-git': ({ dir }) => {
     mkdirSync(join(dir, 'sub', '.git', 'hooks'), { recursive: true })
     writeFileSync(join(dir, 'sub', '.git', 'config'), '[core]\n\tbare = false\n')

@@ -27,3 +27,4 @@ export type {
   SimpleCommand,
 } from './shell.types.js'
 export { WRAPPER_NAMES } from './wrappers.js'
+export { namedReads, type NamedReads } from './reads.js'

@@ -209,6 +209,17 @@ function hostnameVerdict(args: readonly string[]): string | undefined {
 
 const TABLE = new Map(READ_ONLY_TABLE.map((row) => [row.name, row]))
 
+/** Whether the table knows the command as one that reads the files its operands name. */
+export function readsFiles(name: string): boolean {
+  return TABLE.get(name)?.readsFiles === true
+}
+
+/** Whether the table knows the command as one that opens no file at all (ls, stat, echo: names only). */
+export function opensNoFile(name: string): boolean {
+  const row = TABLE.get(name)
+  return row !== undefined && row.readsFiles !== true && row.check === undefined && row.never === undefined
+}
+
 /**
  * Whether a command line only reads. Unknown analyses are never read-only.
  *
