@@ -6,6 +6,7 @@
 import type { EventOf, KernelEvent } from '../events/event.schema.js'
 import type { HookResult } from '../hooks/combine.js'
 import type { PermissionAnswer } from '../permissions/policy.js'
+import type { GrantScope } from '../permissions/grants.js'
 import { validateInputPrefix } from '../tools/result-text.js'
 import { isPersisted } from '../events/tool-call.steps.js'
 
@@ -97,6 +98,9 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         break
       case 'permission.granted':
         grants.set(event.toolUseId, event)
+        // A grant is only ever recorded for an allow. Its tool.permitted may be missing (the store
+        // failed between the two and recovery closed the turn); the user's answer is known without it.
+        entry.answer = { behavior: 'allow', grant: grantOf(event) }
         break
       case 'tool.permitted':
         if (event.source === 'user') entry.answer = answerOf(event, grants.get(event.toolUseId))
@@ -140,7 +144,10 @@ function answerOf(
   if (event.behavior !== 'allow') return { behavior: 'deny', message: event.reason ?? 'denied' }
   const answer: PermissionAnswer = { behavior: 'allow' }
   if (event.updatedInput !== undefined) answer.updatedInput = event.updatedInput
-  if (grant !== undefined)
-    answer.grant = grant.scope === 'rule' ? { scope: 'rule', rule: grant.rule ?? '' } : { scope: grant.scope }
+  if (grant !== undefined) answer.grant = grantOf(grant)
   return answer
+}
+
+function grantOf(grant: EventOf<'permission.granted'>): GrantScope {
+  return grant.scope === 'rule' ? { scope: 'rule', rule: grant.rule ?? '' } : { scope: grant.scope }
 }
