@@ -104,7 +104,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
   const kernel = createKernelInternals(
     {
       tools: replayTools.filter((tool) => !registeredLater.has(tool.name) && !recorded.sourced.has(tool.name)),
-      ...(recorded.sources.length > 0 ? { toolSources: recorded.sources } : {}),
+      toolSources: recorded.sources,
       ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
       ...(permissionsOf(options, firstStart) !== undefined
         ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
@@ -156,8 +156,8 @@ function applyAppChanges(kernel: KernelInternals, turnEvents: readonly KernelEve
   for (const change of turnEvents) {
     if (change.type !== 'pool.changed' || change.source !== 'app') continue
     const added = new Set(change.added)
-    if (change.removed.length > 0) kernel.removeTools(change.removed)
-    if (added.size > 0) kernel.registerTools(tools.filter((tool) => added.has(tool.name)))
+    kernel.removeTools(change.removed)
+    kernel.registerTools(tools.filter((tool) => added.has(tool.name)))
   }
 }
 
@@ -357,7 +357,8 @@ function groupTurns(events: readonly KernelEvent[]): KernelEvent[][] {
     if (list === undefined) turns.set(event.turnId, [event])
     else list.push(event)
   }
-  return [...turns.values()].filter((turn) => turn[0]?.type === 'turn.started')
+  // checkLogOrder has refused any log where a turn does not begin with its turn.started.
+  return [...turns.values()]
 }
 
 const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({
@@ -469,18 +470,14 @@ function drive(
       return
     }
     case 'hook.finished':
-      gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
-      return
     case 'tool.hooked':
       gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
       return
     case 'permission.requested':
-      gates.release(`check:${event.toolUseId}`, true)
-      return
     case 'permission.granted':
     case 'tool.permitted':
       gates.release(`check:${event.toolUseId}`, true)
-      if (event.type === 'permission.granted' || event.source === 'user')
+      if (event.type === 'permission.granted' || (event.type === 'tool.permitted' && event.source === 'user'))
         gates.release(`perm:${event.toolUseId}`, recording.calls.get(event.toolUseId)?.answer)
       return
     default:

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, replay, type KernelEvent, type ReplayResult, type Tool, type ToolSource } from '../../src/index.js'
 import { assistant, Echo, testKernel } from '../helpers.js'
-import { edited, expectOk, reseq, without, Writer } from './units-helpers.js'
+import { edited, expectOk, Reporting, reportingLog, reseq, without, Writer } from './units-helpers.js'
 
 const divergenceOf = (result: ReplayResult) => {
   if (result.ok) throw new Error('expected a divergence')
@@ -225,18 +225,7 @@ describe('answers the log puts before the engine asks for them', () => {
   // nothing has started yet: replay reports the first moved event, and keeps both for the call,
   // so the log it re-executed shows the call run through, with its progress delivered once.
   it('are kept for the call: the re-executed log has them once, and the turn is not stopped', async () => {
-    const Reporting = Object.assign(Object.create(Echo) as Tool, {
-      async *call() {
-        yield 'half way'
-        return 'done'
-      },
-    })
-    const kernel = testKernel([Reporting])
-    const turn = kernel.startTurn({ earlyStart: 'none' })
-    turn.addToolUse({ id: 'p', name: 'Echo', input: { text: 'x' } })
-    turn.end('tool_use')
-    await turn.result()
-    const events = [...kernel.log.read()]
+    const events = await reportingLog()
     expect(answersOf(events, 'p')).toStrictEqual([
       ['tool.progress', 'half way'],
       ['tool.completed', 'done'],

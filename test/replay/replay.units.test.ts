@@ -16,6 +16,8 @@ import {
   expectOk,
   Guarded,
   holdTool,
+  Reporting,
+  reportingLog,
   reseq,
   shown,
   slowCheckedTool,
@@ -680,19 +682,8 @@ describe('outside answers, each at its recorded moment', () => {
   })
 
   it('progress the log puts before its call started is reported as a divergence, not thrown', async () => {
-    const Reporting = Object.assign(Object.create(Echo) as Tool, {
-      async *call() {
-        yield 'half way'
-        return 'done'
-      },
-    })
     // Nothing starts before the message ends: the walk reaches the moved progress before the call runs.
-    const kernel = testKernel([Reporting])
-    const turn = kernel.startTurn({ earlyStart: 'none' })
-    turn.addToolUse({ id: 'p', name: 'Echo', input: { text: 'x' } })
-    turn.end('tool_use')
-    await turn.result()
-    const events = [...kernel.log.read()]
+    const events = await reportingLog()
     const progress = events.findIndex((e) => e.type === 'tool.progress')
     const ended = events.findIndex((e) => e.type === 'turn.ended')
     expect(progress).toBeGreaterThan(ended)

@@ -1,7 +1,8 @@
 /** Tools, stream events and log edits for the replay unit tests. */
 import { expect } from 'vitest'
 import { z } from 'zod'
-import { buildTool, type KernelEvent, type ReplayResult } from '../../src/index.js'
+import { buildTool, type KernelEvent, type ReplayResult, type Tool } from '../../src/index.js'
+import { Echo, testKernel } from '../helpers.js'
 import { canonicalJson } from '../../src/util/canonical-json.js'
 
 /** A promise to settle from outside: a tool waits on it instead of on time. */
@@ -129,4 +130,25 @@ export function expectOk(result: ReplayResult): void {
 export function shown(event: Record<string, unknown>): string {
   const { v: _v, seq: _seq, at: _at, ...rest } = event
   return `${String(rest.type)} ${canonicalJson(rest)}`
+}
+
+/** Echo that reports its progress ('half way') before it returns 'done'. */
+export const Reporting = Object.assign(Object.create(Echo) as Tool, {
+  async *call() {
+    yield 'half way'
+    return 'done'
+  },
+})
+
+/**
+ * The log of one Reporting call (id `p`) in a streamed turn that starts nothing before the message
+ * ends, so its progress and output come after turn.ended: a log to move them earlier in.
+ */
+export async function reportingLog(): Promise<KernelEvent[]> {
+  const kernel = testKernel([Reporting])
+  const turn = kernel.startTurn({ earlyStart: 'none' })
+  turn.addToolUse({ id: 'p', name: 'Echo', input: { text: 'x' } })
+  turn.end('tool_use')
+  await turn.result()
+  return [...kernel.log.read()]
 }
