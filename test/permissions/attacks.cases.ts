@@ -405,6 +405,9 @@ function denyRule(command: string, note: string, extra: Extra = {}): AttackCase[
 const denyRuleCases: AttackCase[] = [
   ...denyRule('rm V', 'the plain command (baseline)'),
   ...denyRule('rm -f V', 'the plain command with a flag (baseline)'),
+  ...denyRule('r\\\nm V', 'a backslash-newline inside the command name: bash joins r and m'),
+  ...denyRule("cat $'\\\\'\nrm V\n#'", "a $'…' string bash ends at the third quote, the grammar at the last"),
+  ...denyRule("$'\\562m' V", 'an octal escape above \\377: bash keeps its low byte, r'),
   ...denyRule("bash -c 'rm V'", 'inside bash -c', { source: ABS_AND_BASH_C }),
   ...denyRule('sh -c "rm V"', 'inside sh -c', { source: geminiUtils('should strip sh -c with quotes') }),
   ...denyRule('sh -c \'sh -c "rm V"\'', 'two shells deep'),
@@ -887,6 +890,8 @@ const bashReadRuleCases: AttackCase[] = [
 // A name a symbolic link takes into /proc (a cloned repository can hold such links): the
 // read-only check judged the letters, which are a plain name below the working directory.
 const procLinkCases: AttackCase[] = [
+  // a backslash-newline inside a word: bash joins `-de` and `lete` into find's -delete
+  ...readOnlyRows('find . -name foo -de\\\nlete', 'find -delete split by a backslash-newline', { keeps: ['foo'] }),
   ...readOnlyNoFile('cat NOTES', 'NOTES -> /proc/self/environ', { leaks: [ENV_CANARY], setup: ['proc-links'] }),
   ...readOnlyNoFile('cd me && cat env*', 'me -> /proc/self', { leaks: [ENV_CANARY], setup: ['proc-links'] }),
   ...readOnlyNoFile('head -c 4000 me/env*', 'a glob below a linked directory', {

@@ -49,8 +49,40 @@ function analyzeSource(source: string, scope: Scope): ShellTree {
   const tree = scope.shared.parser.parse(source)
   if (tree === undefined) fail('the shell parser gave up on this command')
   if (tree.hasError) fail(syntaxError(tree.root))
+  const glued = gluedContinuation(source, tree.root)
+  if (glued !== undefined) {
+    fail(`a backslash-newline joins ${snippet(glued)} into one word for bash, where the grammar reads two`)
+  }
   visit(tree.root, scope)
   return tree
+}
+
+/** Nodes whose text the word reader resolves itself, backslash-newlines included (or that bash never joins). */
+const QUOTED = new Set(['string', 'raw_string', 'ansi_c_string', 'translated_string', 'heredoc_body', 'comment'])
+
+/**
+ * A backslash-newline between two non-blank characters outside quotes: bash removes the pair and
+ * joins what is on either side into one word (`r\<newline>m x` runs rm, `find . -de\<newline>lete`
+ * deletes), while the grammar ends the word at the backslash. Between a blank and anything it only
+ * separates words, as the grammar reads it.
+ */
+function gluedContinuation(source: string, root: ShellNode): string | undefined {
+  let quoted: Array<[number, number]> | undefined
+  const collect = (node: ShellNode, into: Array<[number, number]>): Array<[number, number]> => {
+    if (QUOTED.has(node.type)) into.push([node.start, node.end])
+    else for (const child of node.children) collect(child, into)
+    return into
+  }
+  for (const match of source.matchAll(/\\+\n/g)) {
+    const run = match[0].length - 1
+    const at = match.index + run - 1
+    const blank = (char: string): boolean => char === '' || /\s/.test(char)
+    if (run % 2 === 0 || blank(source.charAt(match.index - 1)) || blank(source.charAt(at + 2))) continue
+    quoted ??= collect(root, [])
+    if (quoted.some(([start, end]) => at >= start && at < end)) continue
+    return source.slice(Math.max(0, match.index - 10), at + 12)
+  }
+  return undefined
 }
 
 /** Variables bash itself keeps numeric, whatever the environment held: their values name nothing. */

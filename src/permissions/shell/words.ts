@@ -174,17 +174,17 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 /** Decodes the body of `$'…'` as bash does (a NUL ends the string). */
 export function decodeAnsiC(body: string): string {
   let out = ''
+  let ended = false
   let i = 0
   while (i < body.length) {
     const ch = body.charAt(i)
-    if (ch !== '\\' || i + 1 >= body.length) {
-      out += ch
-      i++
-      continue
-    }
-    const [decoded, used] = decodeEscape(body, i + 1)
-    if (decoded === '\u0000') return out
-    out += decoded
+    // Escapes are read in pairs, so a quote here is where bash ends the string: the grammar read
+    // it as escaped after an escaped backslash (`$'\\'`) and ran the string on over the lines between.
+    if (ch === "'")
+      fail("bash ends this $'…' string earlier than the grammar reads it (a ' after an escaped backslash)")
+    const [decoded, used] = ch !== '\\' || i + 1 >= body.length ? [ch, 0] : decodeEscape(body, i + 1)
+    if (decoded === '\u0000') ended = true
+    if (!ended) out += decoded
     i += 1 + used
   }
   return out
@@ -198,11 +198,16 @@ function decodeEscape(body: string, at: number): [string, number] {
   const numeric = /^([0-7]{1,3})|^x([0-9a-fA-F]{1,2})|^u([0-9a-fA-F]{1,4})|^U([0-9a-fA-F]{1,8})/.exec(body.slice(at))
   if (numeric !== null) {
     const [whole, octal, hex, u4, u8] = numeric
-    const code = octal !== undefined ? parseInt(octal, 8) : parseInt(hex ?? u4 ?? u8 ?? '', 16)
+    // An octal escape is one byte: bash keeps the low eight bits of \562 (`r`).
+    const code = octal !== undefined ? parseInt(octal, 8) & 0xff : parseInt(hex ?? u4 ?? u8 ?? '', 16)
     if (code > 0x10ffff) fail(`the escape \\${whole} in $'…' is out of range`)
     return [String.fromCodePoint(code), whole.length]
   }
   if (ch === 'c' && at + 1 < body.length) {
+    const next = body.charAt(at + 1)
+    // As bash: \c? is DEL, and \c\\ takes both backslashes.
+    if (next === '?') return ['\x7f', 2]
+    if (next === '\\' && body.charAt(at + 2) === '\\') return ['\x1c', 3]
     return [String.fromCharCode(body.charCodeAt(at + 1) & 0x1f), 2]
   }
   return ['\\' + ch, 1]

@@ -56,6 +56,11 @@ describe('analyzeShell: separators and structure', () => {
     ['export PATH=/x:$PATH', ['export']],
     ['unset x', ['unset x']],
     ['echo ok \\\n  more', ['echo ok more']],
+    // next to a blank a backslash-newline only separates words, as the grammar reads it
+    ['foo\\\n bar', ['foo bar']],
+    ['\\\nrm x', ['rm x']],
+    ['ls \\\\\nrm x', ['ls \\', 'rm x']],
+    ['# c\\\nrm x', ['rm x']],
     ['ls > f a b', ['ls a b']],
     ['echo "$(<f)"', ['', 'echo "$(<f)"']],
   ]
@@ -449,6 +454,14 @@ describe('analyzeShell: unknown', () => {
     ['ls\n\\rm x', /line break/],
     ['ls; ls \n\\rm x', /line break/],
     ['ls | ls |& ls\nrm x > /dev/null', /joined two lines/],
+    // A backslash-newline glued to words on both sides is one word to bash, two to the grammar:
+    // `r\<newline>m x` runs rm and `find . -de\<newline>lete` deletes (both checked in bash 5.2).
+    ['r\\\nm x', /a backslash-newline joins "r\\\\\\nm x" into one word for bash/],
+    ['find . -de\\\nlete', /joins "find \. -de\\\\\\nlete"/],
+    ['a=b\\\nc ls', /backslash-newline joins/],
+    ['echo "x"\\\ny', /backslash-newline joins/],
+    ['echo $(r\\\nm x)', /backslash-newline joins/],
+    ["bash -c 'r\\\nm x'", /backslash-newline joins/],
   ]
   it.each(rows)('%j is unknown (%s)', (command, reason) => {
     const result = analysis(command)
