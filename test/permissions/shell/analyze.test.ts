@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { analyzeShell } from '../../../src/permissions/shell/analyze.js'
+import { analyzeShell, MAX_SOURCE_LENGTH } from '../../../src/permissions/shell/analyze.js'
 import { analysis, known, line } from './analysis.js'
 
 /** Each command as `name arg…`, in the order found. */
@@ -475,6 +475,42 @@ describe('analyzeShell: unknown', () => {
       reason: 'the shell parser is not loaded',
       source: 'ls',
     })
+  })
+
+  // The edges of what is parsed at all, each with its exact reason (the model reads it).
+  it('is unknown past MAX_SOURCE_LENGTH characters, and known at it', () => {
+    const at = `echo ${'a'.repeat(MAX_SOURCE_LENGTH - 5)}`
+    expect(analysis(at).kind).toBe('known')
+    expect(analysis(`${at}a`)).toEqual({
+      kind: 'unknown',
+      reason: `commands longer than ${MAX_SOURCE_LENGTH} characters are not analysed`,
+      source: `${at}a`,
+    })
+  })
+
+  it('is unknown when the parser gives up; an error of the parser itself is not swallowed', () => {
+    expect(analyzeShell('ls', { parse: () => undefined })).toEqual({
+      kind: 'unknown',
+      reason: 'the shell parser gave up on this command',
+      source: 'ls',
+    })
+    const broken = {
+      parse: (): never => {
+        throw new RangeError('out of memory')
+      },
+    }
+    expect(() => analyzeShell('ls', broken)).toThrow(RangeError)
+  })
+
+  it.each([
+    ['echo (', 'the command does not parse as bash near "("'],
+    ['if true; then ls', 'the command does not parse as bash near "if true; then ls"'],
+    [
+      '{a,b}',
+      'the command does not parse as bash near "{a,b}" (brace expansion where a command is expected is not analysed)',
+    ],
+  ])('names where %j stops parsing', (command, reason) => {
+    expect(analysis(command)).toEqual({ kind: 'unknown', reason, source: command })
   })
 
   it('is unknown past the nesting limit', () => {
