@@ -34,11 +34,8 @@ export function commandReads(command: string, rules: RuleSet, judge: PathJudge |
       }
     }
   }
-  for (const word of judge === undefined ? [] : words) {
-    const reason = linkReason(judge as PathJudge, word)
-    if (reason !== undefined) return { ask: reason }
-  }
-  return {}
+  const link = judge === undefined ? undefined : words.map((word) => linkReason(judge, word)).find(Boolean)
+  return link === undefined ? {} : { ask: link }
 }
 
 /**

@@ -58,7 +58,7 @@ export function namedReads(commands: readonly SimpleCommand[]): NamedReads {
 
 /** The literal directory a glob starts in (`me` of `me/env*`), which a link may take elsewhere. */
 function globDirectory(raw: string): string[] {
-  const literal = raw.slice(0, raw.search(/[*?[{]/))
+  const literal = raw.slice(0, Math.max(0, raw.search(/[*?[{]/)))
   const dir = literal.slice(0, literal.lastIndexOf('/'))
   return dir === '' || /['"\\]/.test(dir) ? [] : [dir]
 }
