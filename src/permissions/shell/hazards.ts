@@ -69,6 +69,7 @@ export const COMMAND_VALUED: ReadonlySet<string> = new Set([
   'LESSOPEN',
   'LESSCLOSE',
   'BROWSER',
+  'GIT_PROXY_COMMAND',
 ])
 
 /**
@@ -113,17 +114,34 @@ export function assignmentHazard(assignment: Assignment): string | undefined {
   return undefined
 }
 
+/**
+ * A declarer parses a quoted or computed `name=(…)` again as a compound assignment, expanding
+ * what is inside: `declare -a a='($(rm x))'` runs rm (written as an array, the grammar reads it).
+ */
+export function reparsedArrayHazard(declarer: string, written: string, value: string): string | undefined {
+  if (!/^[^=]*=\(.*[$`]/s.test(value.replace(/["']/g, ''))) return undefined
+  return `${declarer} parses ${written} again as an array, expanding what is inside`
+}
+
 /** Why a command (already peeled of wrappers) cannot be analysed, if it cannot. */
 export function commandHazard(name: string, words: readonly Word[]): string | undefined {
   const evaluator = EVALUATORS[name]
   if (evaluator !== undefined) return evaluator
   const args = words.slice(1).map((word) => word.value)
+  // hash -p makes a name run another program: a word computed at run time could be that option.
+  const option = name === 'hash' ? words.slice(1).find((w) => isDynamic(w) && !NOT_AN_OPTION.test(w.value)) : undefined
+  if (option !== undefined) return `hash takes an option computed at run time (${option.raw}), which could be -p`
   if (name === 'hash' && args.some((arg) => /^-[a-z]*p/.test(arg))) return 'hash -p makes a name run another program'
   if ((name === 'mapfile' || name === 'readarray') && args.some((arg) => /^-[a-zA-Z]*C/.test(arg))) {
     return `${name} -C runs a callback command`
   }
   if (DECLARERS.has(name) && args.some((arg) => /^[-+][a-zA-Z]*[in]/.test(arg))) {
     return `${name} -i/-n makes later assignments evaluate arithmetic or rename variables`
+  }
+  if (DECLARERS.has(name)) {
+    const quoted = words.slice(1).filter((w) => w.raw !== w.value || isDynamic(w))
+    const again = quoted.map((w) => reparsedArrayHazard(name, w.raw, w.value)).find(Boolean)
+    if (again !== undefined) return again
   }
   const names = nameWords(name, words)
   const subscripted = names.find((word) => /\[.*[$`]/s.test(word.value))

@@ -4,6 +4,7 @@
  * type the walker does not know is unknown, so a newer grammar cannot slip a construct past it.
  */
 import { emitCommand } from './emit.js'
+import { reparsedArrayHazard } from './hazards.js'
 import { readRedirect } from './redirects.js'
 import type { ReadRedirect } from './redirects.js'
 import {
@@ -204,7 +205,13 @@ function visitDeclaration(node: ShellNode, scope: Scope): void {
   const assignments: WordAssignment[] = []
   for (const child of named(node)) {
     if (child.type === 'variable_assignment') {
-      assignments.push(readAssignment(child))
+      const assignment = readAssignment(child)
+      const written = fieldOf(child, 'value')[0]
+      if (written !== undefined && written.type !== 'array') {
+        const again = reparsedArrayHazard(keyword, child.text, `${assignment.name}=${assignment.value}`)
+        if (again !== undefined) fail(again)
+      }
+      assignments.push(assignment)
       visitAssignmentParts(child, scope)
       continue
     }
