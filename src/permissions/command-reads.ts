@@ -4,9 +4,8 @@
  * decided: a Read deny rule denies a command that names a file it covers, and a command that may
  * read a denied file without naming it (a reader's glob, `grep -r`) asks.
  */
-import { isAbsolute, relative } from 'node:path'
 import { candidates, type PathJudge } from './paths.js'
-import { expandHome } from './rules.js'
+import { expandHome, insideOf } from './rules.js'
 import { readDenyRule, type RuleSet } from './ruleset.js'
 import { analyzeCommand, namedReads } from './shell/index.js'
 
@@ -34,8 +33,12 @@ export function commandReads(command: string, rules: RuleSet, judge: PathJudge |
       }
     }
   }
-  const link = judge === undefined ? undefined : words.map((word) => linkReason(judge, word)).find(Boolean)
-  return link === undefined ? {} : { ask: link }
+  if (judge === undefined) return {}
+  for (const word of words) {
+    const reason = linkReason(judge, word)
+    if (reason !== undefined) return { ask: reason }
+  }
+  return {}
 }
 
 /**
@@ -46,12 +49,8 @@ export function commandReads(command: string, rules: RuleSet, judge: PathJudge |
 function linkReason(judge: PathJudge, word: string): string | undefined {
   const { lexical, real } = candidates(judge, expandHome(word))
   if (real === undefined) return `${word} is a symbolic link that cannot be followed`
+  const below = (dir: string, path: string): boolean => insideOf(dir, path) !== undefined
   if (below('/proc', real) && !below('/proc', lexical) && !below('/dev', lexical))
     return `${word} leads through a symbolic link into /proc, where process environments are`
   return undefined
-}
-
-function below(dir: string, path: string): boolean {
-  const rel = relative(dir, path)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
 }

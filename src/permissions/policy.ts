@@ -141,7 +141,7 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
   const command = commandOf(tool, input)
   const reads = command === undefined ? {} : commandReads(command, rules, judge, cwd)
   if (reads.deny !== undefined) return { behavior: 'deny', source: 'rule', reason: reads.deny }
-  const guard = alwaysAsks(tool, input, rules, judge)
+  const guard = alwaysAsks(tool, input, command, rules, judge)
   if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
   if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
   if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
@@ -281,8 +281,13 @@ function editsInside(tool: Tool, input: unknown, cwd: string, judge: PathJudge |
  * cannot follow fully while deny or ask rules for that tool exist — a command that hides its
  * parts could hide exactly what they name.
  */
-function alwaysAsks(tool: Tool, input: unknown, rules: RuleSet, judge: PathJudge | undefined): string | undefined {
-  const command = commandOf(tool, input)
+function alwaysAsks(
+  tool: Tool,
+  input: unknown,
+  command: string | undefined,
+  rules: RuleSet,
+  judge: PathJudge | undefined,
+): string | undefined {
   if (command !== undefined) {
     const analysis = analyzeCommand(command)
     if (analysis.kind === 'unknown' && guardedByRules(rules, tool))

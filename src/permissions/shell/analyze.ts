@@ -57,6 +57,9 @@ function analyzeSource(source: string, scope: Scope): ShellTree {
   return tree
 }
 
+/** No character (the start or end of the source), or a blank one. */
+const blank = (char: string): boolean => char === '' || /\s/.test(char)
+
 /** Nodes whose text the word reader resolves itself, backslash-newlines included (or that bash never joins). */
 const QUOTED = new Set(['string', 'raw_string', 'ansi_c_string', 'translated_string', 'heredoc_body', 'comment'])
 
@@ -76,7 +79,6 @@ function gluedContinuation(source: string, root: ShellNode): string | undefined 
   for (const match of source.matchAll(/\\+\n/g)) {
     const run = match[0].length - 1
     const at = match.index + run - 1
-    const blank = (char: string): boolean => char === '' || /\s/.test(char)
     if (run % 2 === 0 || blank(source.charAt(match.index - 1)) || blank(source.charAt(at + 2))) continue
     quoted ??= collect(root, [])
     if (quoted.some(([start, end]) => at >= start && at < end)) continue

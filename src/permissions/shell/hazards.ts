@@ -128,20 +128,24 @@ export function commandHazard(name: string, words: readonly Word[]): string | un
   const evaluator = EVALUATORS[name]
   if (evaluator !== undefined) return evaluator
   const args = words.slice(1).map((word) => word.value)
-  // hash -p makes a name run another program: a word computed at run time could be that option.
-  const option = name === 'hash' ? words.slice(1).find((w) => isDynamic(w) && !NOT_AN_OPTION.test(w.value)) : undefined
-  if (option !== undefined) return `hash takes an option computed at run time (${option.raw}), which could be -p`
-  if (name === 'hash' && args.some((arg) => /^-[a-z]*p/.test(arg))) return 'hash -p makes a name run another program'
+  if (name === 'hash') {
+    // -p makes a name run another program, and a word computed at run time could be that option
+    const option = words.slice(1).find((w) => isDynamic(w) && !NOT_AN_OPTION.test(w.value))
+    if (option !== undefined) return `hash takes an option computed at run time (${option.raw}), which could be -p`
+    if (args.some((arg) => /^-[a-z]*p/.test(arg))) return 'hash -p makes a name run another program'
+  }
   if ((name === 'mapfile' || name === 'readarray') && args.some((arg) => /^-[a-zA-Z]*C/.test(arg))) {
     return `${name} -C runs a callback command`
   }
-  if (DECLARERS.has(name) && args.some((arg) => /^[-+][a-zA-Z]*[in]/.test(arg))) {
-    return `${name} -i/-n makes later assignments evaluate arithmetic or rename variables`
-  }
   if (DECLARERS.has(name)) {
-    const quoted = words.slice(1).filter((w) => w.raw !== w.value || isDynamic(w))
-    const again = quoted.map((w) => reparsedArrayHazard(name, w.raw, w.value)).find(Boolean)
-    if (again !== undefined) return again
+    if (args.some((arg) => /^[-+][a-zA-Z]*[in]/.test(arg))) {
+      return `${name} -i/-n makes later assignments evaluate arithmetic or rename variables`
+    }
+    for (const word of words.slice(1)) {
+      const again =
+        word.raw !== word.value || isDynamic(word) ? reparsedArrayHazard(name, word.raw, word.value) : undefined
+      if (again !== undefined) return again
+    }
   }
   const names = nameWords(name, words)
   const subscripted = names.find((word) => /\[.*[$`]/s.test(word.value))
