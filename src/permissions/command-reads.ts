@@ -6,7 +6,7 @@
  */
 import { candidates, type PathJudge } from './paths.js'
 import { expandHome, insideOf } from './rules.js'
-import { readDenyRule, type RuleSet } from './ruleset.js'
+import { readDenyRule, readDenyRules, type RuleSet } from './ruleset.js'
 import { analyzeCommand, namedReads } from './shell/index.js'
 
 export interface CommandReads {
@@ -20,7 +20,7 @@ export function commandReads(command: string, rules: RuleSet, judge: PathJudge |
   const analysis = analyzeCommand(command)
   if (analysis.kind === 'unknown') return {}
   const { words, unnamed } = namedReads(analysis.commands)
-  const readRules = rules.deny.filter((rule) => rule.tool === 'Read' && rule.specifier !== undefined)
+  const readRules = readDenyRules(rules)
   if (readRules.length > 0) {
     for (const word of words) {
       const rule = readDenyRule(rules, expandHome(word), cwd)

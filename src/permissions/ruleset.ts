@@ -154,14 +154,16 @@ export function readDenied(rules: RuleSet, path: string, cwd: string): boolean {
   return readDenyRule(rules, path, cwd) !== undefined
 }
 
+/** The deny rules for Read that name paths (`Read(./.env)`; a bare `Read` is the tool's rule). */
+export function readDenyRules(rules: RuleSet): (PermissionRule & { specifier: string })[] {
+  return rules.deny.filter(
+    (rule): rule is PermissionRule & { specifier: string } => rule.tool === 'Read' && rule.specifier !== undefined,
+  )
+}
+
 /** The first deny rule for Read that matches this path (as written or where it points). */
 export function readDenyRule(rules: RuleSet, path: string, cwd: string): PermissionRule | undefined {
-  return rules.deny.find(
-    (rule) =>
-      rule.tool === 'Read' &&
-      rule.specifier !== undefined &&
-      pathMatches(rule.specifier, path, cwd, rules.judge, 'any'),
-  )
+  return readDenyRules(rules).find((rule) => pathMatches(rule.specifier, path, cwd, rules.judge, 'any'))
 }
 
 /** The shell command a call carries (the tool's `shellCommand`), undefined when none or it throws. */
