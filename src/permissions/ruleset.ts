@@ -49,6 +49,7 @@ export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [
 function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | undefined {
   if (rule.tool.startsWith('mcp__')) return undefined
   const tool = tools.find((t) => t.name === rule.tool)
+  if (tool === undefined && readRuleReaches(rule, tools)) return undefined
   if (tool === undefined) {
     const owner = tools.find((t) => t.aliases.includes(rule.tool))
     if (owner !== undefined) {
@@ -62,6 +63,15 @@ function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | und
     return `has a specifier, but ${tool.name} takes no specifier (it has no path or command); write ${tool.name} alone`
   if (!isCommandTool(tool) && /[()]/.test(rule.specifier)) return 'has parentheses inside its path specifier'
   return undefined
+}
+
+/**
+ * A Read path rule also governs other tools (appliesTo, and command-reads for Bash): a deny or ask
+ * rule the search tools, a deny rule the names a shell command gives. It can match without Read.
+ */
+function readRuleReaches(rule: PermissionRule, tools: readonly Tool[]): boolean {
+  if (rule.tool !== 'Read' || rule.specifier === undefined || rule.behavior === 'allow') return false
+  return tools.some((t) => t.category === 'search' || (rule.behavior === 'deny' && isCommandTool(t)))
 }
 
 /** A tool whose input carries a shell command (Bash declares `shellCommand`). */

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Bash, Read } from '../../src/index.js'
+import { Bash, createKernel, Read } from '../../src/index.js'
 import { loadBashGrammar } from '../../src/adapters/bash-grammar.js'
 import { realPathOf } from '../../src/adapters/real-path.js'
 import { Grants } from '../../src/permissions/grants.js'
@@ -91,6 +91,17 @@ describe('a Read deny rule denies a command that names the file', () => {
   it('in every mode, bypassPermissions included, as any deny rule', async () => {
     expect(await verdict('cat .env', ENV_RULE, 'bypassPermissions')).toEqual(denied('.env'))
     expect(await verdict('cat .env', ENV_RULE, 'plan')).toEqual(denied('.env'))
+  })
+
+  it('in a kernel with Bash and no Read tool, where the rule is there for Bash alone', async () => {
+    const kernel = createKernel({ tools: [Bash], cwd: dir, permissions: { deny: ['Read(./.env)'] } })
+    const { events, message } = await kernel.runTurn({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'cat .env' } }],
+    })
+    expect(events.find((e) => e.type === 'tool.permitted')).toMatchObject(denied('.env'))
+    expect(events.some((e) => e.type === 'tool.started')).toBe(false)
+    expect(message.content[0]?.is_error).toBe(true)
   })
 
   it('a ~ is where bash takes it: the home directory', async () => {

@@ -63,6 +63,19 @@ describe('compileRules', () => {
     expect(() => compileRules({ allow: ['Fetch'] })).toThrow('names no tool of this kernel (none), so it could never')
   })
 
+  it('accepts a Read path rule without the Read tool where it still reaches a tool, and says where', () => {
+    // A Read deny rule reaches Bash (the names a command gives) and the search tools; an ask rule
+    // the search tools only; an allow rule only Read itself.
+    expect(compileRules({ deny: ['Read(./.env)'] }, [Bash]).deny).toHaveLength(1)
+    expect(compileRules({ deny: ['Read(./.env)'], ask: ['Read(./.env)'] }, [Grep]).ask).toHaveLength(1)
+    expect(() => compileRules({ ask: ['Read(./.env)'] }, [Bash])).toThrow(
+      'permission rule "Read(./.env)" (ask) names no tool of this kernel (Bash), so it could never match',
+    )
+    expect(() => compileRules({ allow: ['Read(./.env)'] }, [Bash, Grep])).toThrow('names no tool of this kernel')
+    expect(() => compileRules({ deny: ['Read'] }, [Bash, Grep])).toThrow('names no tool of this kernel')
+    expect(() => compileRules({ deny: ['Read(./.env)'] }, [Edit])).toThrow('names no tool of this kernel (Edit)')
+  })
+
   it("accepts an MCP server's rules before its tools connect", () => {
     expect(compileRules({ deny: ['mcp__github', 'mcp__github__delete_repo'] }, []).deny).toHaveLength(2)
   })
