@@ -187,6 +187,7 @@ const more = [
     BENCH_FILE_BYTES: '20000',
     BENCH_ROUNDS: '3',
   }),
+  child('A Read deny rule on a Bash call', ['bench/permissions.mjs']),
 ].join('')
 
 const summary = [

@@ -4,7 +4,7 @@
  * match the simple commands the shell analysis finds (src/permissions/shell); path specifiers
  * match the tool's `getPath` gitignore-style.
  */
-import { ignoreRules } from '../util/ignore-rules.js'
+import { ignoreRules, type Ignore } from '../util/ignore-rules.js'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { homedir } from 'node:os'
 
@@ -81,6 +81,31 @@ export function matchesPath(specifier: string, path: string, cwd: string): boole
     pattern = pattern.slice(2)
   }
   const rel = insideOf(base, isAbsolute(path) ? path : resolve(cwd, path))
-  // A fresh rule set per match: `ignore` caches every path it has tested, so a long-lived one would grow.
-  return rel !== undefined && rel !== '' && ignoreRules({ ignorecase: CASE_INSENSITIVE_FS }).add(pattern).ignores(rel)
+  return rel !== undefined && rel !== '' && compiledPattern(pattern).ignores(rel)
+}
+
+/** How many paths one compiled pattern tests before it is compiled afresh, and how many are kept. */
+export const PATTERN_USES = 1000
+export const PATTERNS_KEPT = 64
+const compiled = new Map<string, { rules: Ignore; uses: number }>()
+
+/**
+ * A pattern compiled once: compiling was most of a match (a Bash call with a Read deny rule
+ * matches every name it gives, decision 90). `ignore` caches every path a rule set has tested, so
+ * each is replaced after PATTERN_USES tests, and the whole map is dropped past PATTERNS_KEPT.
+ */
+function compiledPattern(pattern: string): Ignore {
+  let entry = compiled.get(pattern)
+  if (entry === undefined || entry.uses >= PATTERN_USES) {
+    if (entry === undefined && compiled.size >= PATTERNS_KEPT) compiled.clear()
+    entry = { rules: ignoreRules({ ignorecase: CASE_INSENSITIVE_FS }).add(pattern), uses: 0 }
+    compiled.set(pattern, entry)
+  }
+  entry.uses++
+  return entry.rules
+}
+
+/** Forgets the compiled patterns (the mutation suite's setup: a mutant may change how they are built). */
+export function clearCompiledPatterns(): void {
+  compiled.clear()
 }

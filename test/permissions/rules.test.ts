@@ -1,7 +1,14 @@
 /** The rule syntax and its matchers on their own: parsing, which tools a rule names, paths. */
 import { homedir } from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { insideOf, matchesPath, namesTool, parseRule } from '../../src/permissions/rules.js'
+import {
+  insideOf,
+  matchesPath,
+  namesTool,
+  parseRule,
+  PATTERN_USES,
+  PATTERNS_KEPT,
+} from '../../src/permissions/rules.js'
 
 describe('parseRule', () => {
   it('trims the rule and its specifier, and keeps the source as written', () => {
@@ -66,5 +73,19 @@ describe('matchesPath', () => {
     expect(matchesPath('./src/**', 'src/a.ts', cwd)).toBe(true)
     expect(matchesPath('**', '/work/proj', cwd)).toBe(false)
     expect(matchesPath('**', '/work/elsewhere/a.ts', cwd)).toBe(false)
+  })
+
+  it('answers the same for a pattern compiled once, past its uses and past the patterns kept', () => {
+    // Each pattern is compiled once and reused; a wrong reuse would answer with another pattern.
+    const patterns = Array.from({ length: PATTERNS_KEPT + 6 }, (_, i) => (i % 2 === 0 ? `d${i}/**` : `*.e${i}`))
+    for (let round = 0; round < 3; round++)
+      patterns.forEach((pattern, i) => {
+        expect(matchesPath(pattern, `/work/proj/d${i}/x.e${i}`, cwd)).toBe(true)
+        expect(matchesPath(pattern, `/work/proj/d${i + 1}/x.e${i + 1}`, cwd)).toBe(false)
+      })
+    for (let n = 0; n < PATTERN_USES + 5; n++) {
+      expect(matchesPath('./keys/**', `/work/proj/keys/k${n}`, cwd)).toBe(true)
+      expect(matchesPath('./keys/**', `/work/proj/other/k${n}`, cwd)).toBe(false)
+    }
   })
 })
