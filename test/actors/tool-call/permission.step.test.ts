@@ -44,6 +44,21 @@ describe('the permission step', () => {
     expect(message.content[0]?.is_error).toBe(true)
   })
 
+  it("a tool's own check that denies without a message: the denial says no reason was given", async () => {
+    const Terse = buildTool({
+      name: 'Terse',
+      description: () => 't',
+      inputSchema: z.object({}),
+      // A JavaScript tool can leave the message out; the model is still told it was denied.
+      checkPermissions: () => ({ behavior: 'deny' }) as never,
+      call: async () => 'ran',
+    })
+    const { events, message } = await testKernel([Terse]).runTurn(assistant(['t', 'Terse', {}]))
+    expect(find(events, 'tool.rejected')).toMatchObject({ step: 'permission', code: 'permission_denied' })
+    expect(String(message.content[0]?.content)).toContain('no reason given')
+    expect(events.some((e) => e.type === 'tool.started')).toBe(false)
+  })
+
   it("a tool's own check that throws: denied by the tool, saying the check failed", async () => {
     const Picky = buildTool({
       name: 'Picky',

@@ -1,14 +1,16 @@
 /**
  * The step recorder alone, through a kernel: the exact events each step leaves in the log for a
- * call that succeeds, one with hooks, one a hook blocks, one whose tool throws, one interrupted
- * while the app is asked, and one persisted by the budget step. Compared strictly: a key with an
- * undefined value is a different event in memory, whatever JSON makes of it.
+ * call that succeeds, one with hooks, one a hook blocks, one whose tool throws (after a pre-hook
+ * too), one interrupted while the app is asked or while a hook runs, one persisted by the budget
+ * step (or not, when the store fails), one whose mapper throws and one called by an alias.
+ * Compared strictly: a key with an undefined value is a different event in memory, whatever JSON
+ * makes of it.
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, type HooksConfig, type KernelEvent } from '../../../src/index.js'
 import type { HookOutput } from '../../../src/hooks/config.js'
-import { assistant, Echo, testKernel } from '../../helpers.js'
+import { assistant, Echo, gate, testKernel } from '../../helpers.js'
 
 /** The call's events without their envelope and ids. */
 function steps(events: readonly KernelEvent[]): unknown[] {
@@ -149,5 +151,90 @@ describe('the events each step records', () => {
       { type: 'tool.budgeted', path: '/r/a.txt', chars: 50 },
       { type: 'tool.mapped', isError: false },
     ])
+    // A store that fails saves nothing, and no budget event claims a file.
+    const failing = { save: async () => Promise.reject(new Error('disk full')) }
+    const unsaved = await testKernel([Big], { results: failing }).runTurn(assistant(['a', 'Big', {}]))
+    expect(steps(unsaved.events).slice(5, 7)).toStrictEqual([
+      { type: 'tool.completed', persisted: true },
+      { type: 'tool.mapped', isError: false },
+    ])
+  })
+
+  it('a pre-hook that let the call through is recorded once, not again when the tool then fails', async () => {
+    const Boom = buildTool({
+      name: 'Boom',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      call: async () => Promise.reject(new Error('x')),
+    })
+    const hooks: HooksConfig = { PreToolUse: hook('pre', () => ({})) }
+    const { events } = await testKernel([Boom], { hooks }).runTurn(assistant(['a', 'Boom', {}]))
+    expect(steps(events).slice(1, -1)).toStrictEqual([
+      { type: 'tool.parsed', tool: 'Boom', hooks: { pre: true, post: false } },
+      { type: 'tool.validated' },
+      { type: 'tool.hooked', phase: 'pre', outcome: 'continue' },
+      { type: 'tool.permitted', behavior: 'allow', source: 'tool' },
+      { type: 'tool.started', interrupt: 'block' },
+      { type: 'tool.errored', message: 'Boom failed: x', errorClass: 'Error' },
+      { type: 'tool.mapped', isError: true },
+    ])
+  })
+
+  it('interrupted while a pre-hook runs: cancelled at preHook, and no hook outcome it never gave', async () => {
+    const controller = new AbortController()
+    const running = gate()
+    const hooks: HooksConfig = {
+      PreToolUse: [{ hooks: [{ type: 'function', name: 'slow', fn: () => (running.open(), new Promise(() => {})) }] }],
+    }
+    const turn = testKernel([Echo], { hooks }).runTurn(assistant(['a', 'Echo', { text: 'x' }]), {
+      signal: controller.signal,
+    })
+    await running.opened
+    controller.abort('stop')
+    expect(steps((await turn).events).slice(1, -1)).toStrictEqual([
+      { type: 'tool.parsed', tool: 'Echo', hooks: { pre: true, post: false } },
+      { type: 'tool.validated' },
+      { type: 'tool.cancelled', step: 'preHook', reason: 'stop' },
+      { type: 'tool.mapped', isError: true },
+    ])
+  })
+
+  it('interrupted while a post-hook runs: the result stands, and the post phase says continue', async () => {
+    const controller = new AbortController()
+    const running = gate()
+    const hooks: HooksConfig = {
+      PostToolUse: [{ hooks: [{ type: 'function', name: 'slow', fn: () => (running.open(), new Promise(() => {})) }] }],
+    }
+    const turn = testKernel([Echo], { hooks }).runTurn(assistant(['a', 'Echo', { text: 'x' }]), {
+      signal: controller.signal,
+    })
+    await running.opened
+    controller.abort('stop')
+    expect(steps((await turn).events).slice(-2)).toStrictEqual([
+      { type: 'tool.hooked', phase: 'post', outcome: 'continue' },
+      echoed,
+    ])
+  })
+
+  it('a mapper that throws: the map step records an error block, and no rejection', async () => {
+    const BadMap = buildTool({
+      name: 'BadMap',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      call: async () => 'o',
+      mapToolResultToToolResultBlockParam: () => {
+        throw new Error('map boom')
+      },
+    })
+    const { events } = await testKernel([BadMap]).runTurn(assistant(['a', 'BadMap', {}]))
+    expect(steps(events).slice(5, -1)).toStrictEqual([
+      { type: 'tool.completed', output: 'o' },
+      { type: 'tool.mapped', isError: true },
+    ])
+  })
+
+  it('a call by an alias is parsed as the tool it names', async () => {
+    const { events } = await testKernel([Echo]).runTurn(assistant(['a', 'Say', { text: 'x' }]))
+    expect(steps(events)[1]).toStrictEqual({ type: 'tool.parsed', tool: 'Echo' })
   })
 })
