@@ -18,8 +18,8 @@ interface Flags {
   cascades?: boolean
 }
 
-/** Everything the scheduler did, in order, as short lines. */
-function harness(options: Partial<SchedulerOptions> = {}) {
+/** Everything the scheduler did, in order, as short lines (`listen: false`: no onCascade listener). */
+function harness(options: Partial<SchedulerOptions> = {}, { listen = true } = {}) {
   const log: string[] = []
   const finished: string[] = []
   const cascades: Array<[string, string[]]> = []
@@ -32,7 +32,7 @@ function harness(options: Partial<SchedulerOptions> = {}) {
     .pipe(
       scheduleCalls({
         maxConcurrency: 10,
-        onCascade: (call, siblings) => cascades.push([call.toolUseId, [...siblings]]),
+        ...(listen && { onCascade: (call, siblings) => cascades.push([call.toolUseId, [...siblings]]) }),
         ...options,
       }),
     )
@@ -159,6 +159,14 @@ describe('scheduleCalls: batches', () => {
     const g = harness()
     g.input.complete()
     expect(g.completed).toBe(true)
+  })
+
+  it('unsubscribing lets go of the source', () => {
+    const input = new Subject<SchedulerInput>()
+    const subscription = input.pipe(scheduleCalls({ maxConcurrency: 1 })).subscribe()
+    expect(input.observed).toBe(true)
+    subscription.unsubscribe()
+    expect(input.observed).toBe(false)
   })
 
   it('passes a source error on', () => {
@@ -394,6 +402,33 @@ describe('scheduleCalls: sibling cascade', () => {
     await h.finish('after')
     expect(h.finished).toEqual(['bash', 'q', 'b', 'c', 'u', 'after'])
     expect(h.completed).toBe(true)
+  })
+
+  it('a call streamed in after a cascade voided the rest of the queue still runs', async () => {
+    const h = harness({ maxConcurrency: 2 })
+    h.push('x', { cascades: true })
+    h.push('y')
+    h.push('z')
+    await h.finish('x', true)
+    expect(h.log.slice(2)).toEqual(['abort y a parallel call (x) failed (force)', 'void z: a parallel call (x) failed'])
+    await h.finish('y')
+    // The message goes on: the queue's head is past every voided entry, and no further.
+    h.push('w', { safe: false })
+    expect(h.started()).toEqual(['x', 'y', 'w'])
+    h.end()
+    await h.finish('w')
+    expect(h.completed).toBe(true)
+  })
+
+  it('without an onCascade listener a cascade still stops the siblings', async () => {
+    const h = harness({}, { listen: false })
+    h.push('x', { cascades: true })
+    h.push('y')
+    h.end()
+    await h.finish('x', true)
+    await h.finish('y')
+    expect(h.log).toContain('abort y a parallel call (x) failed (force)')
+    expect([h.completed, h.error]).toEqual([true, undefined])
   })
 
   it('without a cascadeReason the siblings are told which call failed', async () => {
