@@ -28,6 +28,11 @@ export function invalidInputText(tool: string, problems: readonly string[], hint
   return `Invalid input for ${tool}:\n${problems.map((p) => `- ${p}`).join('\n')}\nExpected: ${hint}`
 }
 
+/** The tool's input schema threw instead of answering (a refinement's own code failed). */
+export function schemaThrewText(tool: string, error: string): string {
+  return `${tool} could not check its input: its input schema threw (${error}), so the call did not run.`
+}
+
 export function validateInputText(tool: string, message: string): string {
   return `${validateInputPrefix(tool)}${message}`
 }

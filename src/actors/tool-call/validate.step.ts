@@ -37,7 +37,15 @@ export function checkSchema(
 ): { ok: true; input: unknown } | { ok: false; failure: Failure } {
   const schema = tool.inputSchema
   if (schema === undefined) return { ok: true, input }
-  const result = schema.safeParse(input)
+  let result: ReturnType<typeof schema.safeParse>
+  try {
+    result = schema.safeParse(input)
+  } catch (error) {
+    // zod runs the tool's refinements inside safeParse: one that throws (or an async one, under
+    // this synchronous parse) throws out of it. The tool's code failed; the call does not run.
+    const message = text.schemaThrewText(tool.name, text.describeError(error))
+    return { ok: false, failure: { step: 'validate', code: 'invalid_input', message } }
+  }
   if (result.success) return { ok: true, input: result.data }
   const problems = describeIssues(result.error.issues, input)
   return {

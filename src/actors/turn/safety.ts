@@ -4,6 +4,7 @@
  */
 import type { ToolRegistry } from '../../tools/tool-registry.js'
 import type { Tool } from '../../tools/tool.types.js'
+import { checkSchema } from '../tool-call/validate.step.js'
 
 export interface Safety {
   safe: boolean
@@ -27,12 +28,9 @@ export function classifySafety(
   const tool = registry.find(name)
   if (tool === undefined) return { safety: { safe: false, reason: 'unknown tool' } }
   if (inputError !== undefined) return { safety: { safe: false, reason: 'input is not valid JSON' } }
-  let parsed = input
-  if (tool.inputSchema !== undefined) {
-    const result = tool.inputSchema.safeParse(input)
-    if (!result.success) return { safety: { safe: false, reason: 'input does not validate' } }
-    parsed = result.data
-  }
+  const checked = checkSchema(tool, input)
+  if (!checked.ok) return { safety: { safe: false, reason: 'input does not validate' } }
+  const parsed = checked.input
   try {
     return { safety: tool.isConcurrencySafe(parsed) === true ? SAFE : UNSAFE, tool, input: parsed }
   } catch {

@@ -106,3 +106,56 @@ describe('a tool the mode leaves out', () => {
     })
   })
 })
+
+describe('an input schema that throws instead of answering', () => {
+  // zod runs a refinement's code inside safeParse: one that throws, or an async one under a
+  // synchronous parse, throws out of safeParse. It is the tool's code failing, not the input.
+  const Throwing = buildTool({
+    name: 'Throwing',
+    description: () => 't',
+    inputSchema: z.object({ a: z.string() }).refine((v) => {
+      if (v.a === 'boom') throw new Error('refine boom')
+      return true
+    }),
+    isConcurrencySafe: () => true,
+    call: async () => 'ran',
+  })
+  const Async = buildTool({
+    name: 'Async',
+    description: () => 'a',
+    inputSchema: z.object({ a: z.string() }).refine(async () => true),
+    call: async () => 'ran',
+  })
+
+  it('the call is refused at validate saying so; its siblings run and every call has its result', async () => {
+    const { events, message } = await testKernel([Throwing, Echo, Async]).runTurn(
+      assistant(['t', 'Throwing', { a: 'boom' }], ['e', 'Echo', { text: 'x' }], ['s', 'Async', { a: 'x' }]),
+    )
+    expect(message.content.map((b) => [b.tool_use_id, b.is_error === true])).toEqual([
+      ['t', true],
+      ['e', false],
+      ['s', true],
+    ])
+    expect(text(message.content[0])).toBe(
+      '<tool_use_error>Throwing could not check its input: its input schema threw (refine boom), so the call did not run.</tool_use_error>',
+    )
+    expect(text(message.content[2])).toContain('Async could not check its input: its input schema threw (')
+    expect(events.filter((e) => e.type === 'tool.rejected').map((e) => [e.toolUseId, e.step])).toEqual([
+      ['t', 'validate'],
+      ['s', 'validate'],
+    ])
+    expect(events.some((e) => e.type === 'tool.started' && e.toolUseId !== 'e')).toBe(false)
+  })
+
+  it('input a hook rewrote into one the schema throws on is refused at the hook step, and does not run', async () => {
+    const hooks = {
+      PreToolUse: [{ hooks: [{ type: 'function' as const, name: 'rw', fn: () => ({ updatedInput: { a: 'boom' } }) }] }],
+    }
+    const { events, message } = await testKernel([Throwing], { hooks }).runTurn(
+      assistant(['t', 'Throwing', { a: 'fine' }]),
+    )
+    expect(events.find((e) => e.type === 'tool.rejected')).toMatchObject({ step: 'preHook' })
+    expect(text(message.content[0])).toContain('its input schema threw (refine boom)')
+    expect(events.some((e) => e.type === 'tool.started')).toBe(false)
+  })
+})
