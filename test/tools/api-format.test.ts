@@ -103,6 +103,20 @@ describe('apiTools at run time', () => {
         call: async () => '',
       }),
     ).toThrow(/missing required field `a`; unexpected field `b`/)
+    // A schema whose refinement throws on the example: the same error, saying so (decision 93).
+    expect(() =>
+      buildTool({
+        name: 'Refined',
+        description: () => 'r',
+        inputSchema: z.object({ a: z.string() }).refine(() => {
+          throw new Error('refine boom')
+        }),
+        inputExamples: [{ a: 'x' }],
+        call: async () => '',
+      }),
+    ).toThrow(
+      /^buildTool\(Refined\): inputExamples\[0\] does not match the input schema: checking it, the schema threw \(refine boom\)\. Fix/,
+    )
   })
 
   it('an unknown format is a TypeError naming the formats', () => {

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod'
 import { describeIssues } from '../input-errors.js'
+import { describeError } from '../result-text.js'
 import type { JsonSchemaObject, ToolDef } from '../tool.types.js'
 
 /**
@@ -34,8 +35,13 @@ export function checkedExamples<I>(
 function problemsOf(example: unknown, zod: z.ZodType | undefined, json: JsonSchemaObject | undefined): string[] {
   if (example === null || typeof example !== 'object' || Array.isArray(example)) return ['it is not an object']
   if (zod !== undefined) {
-    const result = zod.safeParse(example)
-    return result.success ? [] : describeIssues(result.error.issues, example)
+    try {
+      const result = zod.safeParse(example)
+      return result.success ? [] : describeIssues(result.error.issues, example)
+    } catch (error) {
+      // A refinement's own code threw (or is async): said as such, not as the refinement's bare error.
+      return [`checking it, the schema threw (${describeError(error)})`]
+    }
   }
   return jsonSchemaProblems(example as Record<string, unknown>, json ?? { type: 'object' })
 }
