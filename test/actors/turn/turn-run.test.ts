@@ -1,8 +1,9 @@
 /**
  * A turn's life (turn-run.ts) alone, through a kernel: why calls not yet started were voided
  * (the stop reason, the app's abort reason), what starts while the message still streams (only
- * what the permission preview settles without asking), that a second interruption changes
- * nothing, and that the result waits for the log to make the turn durable.
+ * what the permission preview settles without asking, a denial included), the indices of calls
+ * added one by one, that the app's abort lets a 'block' tool finish, that a second interruption
+ * changes nothing, and that the result waits for the log to make the turn durable.
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -97,6 +98,32 @@ describe('what starts while the message still streams', () => {
     expect(ran).toEqual(['Look', 'Peek'])
   })
 
+  it('a safe call the rules deny is answered while the message still streams', async () => {
+    const ran: string[] = []
+    const kernel = testKernel([safeTool('Look', ran)], { permissions: { mode: 'default', deny: ['Look'] } })
+    const turn = kernel.startTurn()
+    turn.addToolUse({ id: 'a', name: 'Look', input: {} })
+    await new Promise((resolve) => setImmediate(resolve))
+    // Denied before the end: the preview settled it, so it did not wait for the message.
+    expect(kernel.log.read().find((e) => e.type === 'tool.result')).toMatchObject({ toolUseId: 'a', outcome: 'error' })
+    turn.end()
+    await turn.result()
+    expect(ran).toEqual([])
+  })
+
+  it('calls added one by one keep their order as indices 0, 1, 2', async () => {
+    const ran: string[] = []
+    const turn = testKernel([safeTool('Look', ran)]).startTurn()
+    for (const id of ['a', 'b', 'c']) turn.addToolUse({ id, name: 'Look', input: {} })
+    turn.end()
+    const { events } = await turn.result()
+    expect(events.filter((e) => e.type === 'tool.requested').map((e) => [e.toolUseId, e.index])).toEqual([
+      ['a', 0],
+      ['b', 1],
+      ['c', 2],
+    ])
+  })
+
   // The early-start preview runs the tool's checkPermissions once more than the permission step. It
   // ran for every call, though only a safe call under earlyStart 'safe' reads it.
   it.each<['safe' | 'none' | 'all', boolean, number]>([
@@ -126,6 +153,25 @@ describe('what starts while the message still streams', () => {
 })
 
 describe('interruptions', () => {
+  it("the app's abort does not force a running 'block' tool to stop: it finishes, and its result stands", async () => {
+    const release = gate()
+    const started = gate()
+    const Block = buildTool({
+      name: 'Block',
+      description: () => 'b',
+      inputSchema: z.object({}),
+      call: async () => (started.open(), await release.opened, 'finished'),
+    })
+    const controller = new AbortController()
+    const turn = testKernel([Block]).runTurn(assistant(['b', 'Block', {}]), { signal: controller.signal })
+    await started.opened
+    controller.abort('stop')
+    release.open()
+    const { message, events } = await turn
+    expect(events.find((e) => e.type === 'turn.aborted')).toMatchObject({ reason: 'stop' })
+    expect(text(message.content[0])).toBe('finished')
+  })
+
   it('a second discard, or one once the turn is over, logs nothing more', async () => {
     const release = gate()
     const Hold = buildTool({
