@@ -69,6 +69,13 @@ describe('GuardedLog: appends', () => {
     ])
   })
 
+  it("the lost events start after the store's last event, however many it holds", () => {
+    const { log } = store({ appends: 3 })
+    const { guarded, failures } = guard(log)
+    for (const id of ['t1', 't2', 't3', 't4']) guarded.append(turnStarted(id))
+    expect(failures).toEqual([expect.stringContaining('events from seq 3 on were not recorded')])
+  })
+
   it('an empty store that fails at once: the lost events start at seq 0', () => {
     const { log } = store({ appends: 0 })
     const { guarded, failures } = guard(log)

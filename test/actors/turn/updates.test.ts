@@ -102,6 +102,54 @@ describe('turn.updates()', () => {
     expect(seen.some((s) => s.startsWith('completed:'))).toBe(false)
   })
 
+  it('a consumer that starts after a discard still gets what the calls did before it, and no completion', async () => {
+    const { Gated } = gatedTool()
+    const turn = testKernel([Gated]).startTurn()
+    turn.addToolUse({ id: 'g', name: 'Gated', input: {} })
+    await flush()
+    turn.discard()
+    await turn.result()
+    const late: string[] = []
+    for await (const update of turn.updates()) late.push(label(update))
+    expect(late).toEqual(['started:g', 'progress:g'])
+  })
+
+  it("two turns at once: each turn's updates are its own calls only", async () => {
+    const kernel = testKernel([Echo])
+    const first = kernel.startTurn()
+    const second = kernel.startTurn()
+    const seen: string[] = []
+    const consumed = (async () => {
+      for await (const update of first.updates()) seen.push(label(update))
+    })()
+    second.addToolUse({ id: 'other', name: 'Echo', input: { text: '2' } })
+    first.addToolUse({ id: 'mine', name: 'Echo', input: { text: '1' } })
+    second.end()
+    first.end()
+    await Promise.all([consumed, second.result()])
+    expect(seen).toEqual(['started:mine', 'completed:mine:success'])
+  })
+
+  it("breaking out of a turn's updates lets go of the log's feed", async () => {
+    let listening = 0
+    const log = memoryLogWith((inner) => ({
+      events$: new Observable((subscriber) => {
+        listening++
+        const subscription = inner.events$.subscribe(subscriber)
+        return () => (listening--, subscription.unsubscribe())
+      }),
+    }))
+    const { Gated, open } = gatedTool()
+    const turn = testKernel([Gated], { log }).startTurn()
+    turn.addToolUse({ id: 'g', name: 'Gated', input: {} })
+    const before = listening
+    for await (const update of turn.updates()) if (update.type === 'progress') break
+    expect(listening).toBe(before)
+    open()
+    turn.end()
+    await turn.result()
+  })
+
   it('a log whose feed replays its history on subscription still gives each update once', async () => {
     const log = memoryLogWith((inner) => ({
       // Not what the port asks for (live only), but what a ReplaySubject-backed store would do.
