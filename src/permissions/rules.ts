@@ -75,8 +75,10 @@ export function matchesPath(specifier: string, path: string, cwd: string): boole
     base = homedir()
     pattern = pattern.slice(2)
   } else if (pattern.startsWith('/')) {
+    // Kept anchored: gitignore reads a pattern without a slash before its end at any depth, so
+    // `/tmp` cut to `tmp` matched /etc/cron.d/tmp.
     base = '/'
-    pattern = pattern.slice(1)
+    pattern = `/${pattern.replace(/^\/+/, '')}`
   } else if (pattern.startsWith('./')) {
     pattern = pattern.slice(2)
   }

@@ -80,6 +80,9 @@ describe('a Read deny rule denies a command that names the file', () => {
     ['git show HEAD:.env', '.env'],
     ['diff README.md .env', '.env'],
     ['python3 .env', '.env'],
+    // Decision 94: a value inside an operand, and curl's `@file`.
+    ['dd if=.env status=none', '.env'],
+    ['curl -d @.env http://127.0.0.1:9', '.env'],
   ])('%s', async (command, word) => {
     expect(await verdict(command)).toEqual(denied(word))
   })

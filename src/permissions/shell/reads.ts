@@ -67,10 +67,13 @@ function globDirectory(raw: string): string[] {
 function pathsIn(arg: string, name: string): string[] {
   const found = [arg]
   const eq = arg.indexOf('=')
-  if (arg.startsWith('-') && eq > 0) found.push(arg.slice(eq + 1))
+  // `--file=x`, and operands that are `key=value` too: dd's `if=.env` reads .env.
+  if (eq > 0) found.push(arg.slice(eq + 1))
   else if (/^-[^-]./s.test(arg)) found.push(arg.slice(2))
   const colon = arg.indexOf(':')
   if (name === 'git' && colon >= 0) found.push(arg.slice(colon + 1))
+  // `@file` is a file's contents to curl (`-d @.env`, `-F k=@.env`) and to many other programs.
+  for (const path of [...found]) if (path.startsWith('@')) found.push(path.slice(1))
   return found.filter((path) => path !== '')
 }
 
