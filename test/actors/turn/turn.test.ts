@@ -142,3 +142,15 @@ describe('updates() to a subscriber that comes late', () => {
     expect(seen).toEqual(['started e', 'started h', 'completed e', 'completed h'])
   })
 })
+
+describe('discard', () => {
+  it('without a reason says why a turn is discarded: the stream fell back', async () => {
+    const turn = testKernel([Echo]).startTurn()
+    turn.addToolUse({ id: 'a', name: 'Echo', input: { text: 'x' } })
+    turn.discard()
+    const { events } = await turn.result()
+    expect(events.find((e) => e.type === 'turn.discarded')).toMatchObject({
+      reason: 'the stream fell back; the model will issue its calls again',
+    })
+  })
+})
