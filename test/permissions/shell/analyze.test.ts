@@ -535,3 +535,23 @@ describe('analyzeShell: unknown', () => {
     expect(analysis('echo $((HOME))').kind).toBe('known')
   })
 })
+
+describe('analyzeShell: where a backslash-newline is only a line break (decision 91)', () => {
+  // An even run of backslashes before a newline is escaped backslashes, then a real line break:
+  // `echo a\\<newline>echo b` is two commands to bash.
+  it('an escaped backslash before a newline ends the line', () => {
+    expect(known('echo a\\\\\necho b').map(line)).toEqual(['echo a\\', 'echo b'])
+  })
+
+  // A quoted word later on the line does not hide a join before it: only a join inside quotes
+  // is the quotes' business.
+  it('a join before a later quoted word is still refused, with the words around it', () => {
+    const command = 'echo aaaaaaaaaaaa; r\\\nm x; echo "bbbbbbbbbbbb"'
+    expect(analysis(command)).toEqual({
+      kind: 'unknown',
+      reason:
+        'a backslash-newline joins "aaaaaaa; r\\\\\\nm x; echo " into one word for bash, where the grammar reads two',
+      source: command,
+    })
+  })
+})
