@@ -46,6 +46,29 @@ describe('a quoted compound value a declarer parses again as an array', () => {
   })
 })
 
+// The edges of that check, each checked in bash 5.2: a longer name is parsed again the same way
+// (`declare -a arr='($(touch Y))'` created Y), and only a value that begins with `(` after the
+// first `=`, and holds an expansion, runs anything (`declare -a a='b=($(touch X))'` is one
+// element, `declare -a c='(x y)'` two plain ones); a written array the grammar reads itself.
+describe('what a declarer parses again, exactly', () => {
+  it('a longer name, with the reason the model reads', () => {
+    expect(outcome("declare -a arr='($(rm x))'")).toEqual({
+      unknown: "declare parses arr='($(rm x))' again as an array, expanding what is inside",
+    })
+  })
+  it.each([["declare -a a='b=($(rm x))'"], ["declare -a c='(x y)'"], ['declare -a a=($x)']])(
+    '%j is known',
+    (command) => {
+      expect(outcome(command)).toEqual(['declare -a'])
+    },
+  )
+  it('hash with a computed option says which word', () => {
+    expect(outcome('hash $(echo -p) /bin/rm ls; ls x')).toEqual({
+      unknown: 'hash takes an option computed at run time ($(echo -p)), which could be -p',
+    })
+  })
+})
+
 // BUG: `hash -p FILE NAME` makes NAME run FILE, but only a word written as `-p…` is looked at:
 // `h=-p; hash $h /bin/touch ls; ls X` and `hash $(echo -p) /bin/touch ls; ls X` created X in bash
 // 5.2, yet the analysis lists `ls X` as what runs. hash is not on the read-only list (it asks), but
