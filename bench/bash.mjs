@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { median, target } from './measure.mjs'
+import { instantRunner, median, target } from './measure.mjs'
 
 const dist = process.env.TOOLKERNEL_DIST ?? new URL('../dist', import.meta.url).pathname
 const load = (path) => import(pathToFileURL(join(dist, path)).href)
@@ -47,17 +47,7 @@ async function adapter() {
 }
 
 /** The kernel's share alone: a runner that answers at once, as `true` would. */
-const instant = {
-  run: async () => ({
-    output: '',
-    tail: '',
-    totalBytes: 0,
-    omittedBytes: 0,
-    exitCode: 0,
-    timedOut: false,
-    aborted: false,
-  }),
-}
+const instant = instantRunner
 let instantKernel
 async function kernelOnly() {
   const { message: answer } = await instantKernel.runTurn(message)

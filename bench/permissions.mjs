@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { median } from './measure.mjs'
+import { instantRunner, median } from './measure.mjs'
 
 const dist = process.env.TOOLKERNEL_DIST ?? new URL('../dist', import.meta.url).pathname
 const { Bash, createKernel, createMemoryLog } = await import(pathToFileURL(join(dist, 'index.js')).href)
@@ -22,17 +22,6 @@ const cwd = mkdtempSync(join(os.tmpdir(), 'toolkernel-bench-permissions-'))
 const names = Array.from({ length: 20 }, (_, i) => `f${i}.txt`)
 for (const name of [...names, '.env']) writeFileSync(join(cwd, name), 'x\n')
 
-const instant = {
-  run: async () => ({
-    output: '',
-    tail: '',
-    totalBytes: 0,
-    omittedBytes: 0,
-    exitCode: 0,
-    timedOut: false,
-    aborted: false,
-  }),
-}
 const message = {
   role: 'assistant',
   content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: `cat ${names.join(' ')}` } }],
@@ -53,7 +42,7 @@ const kernelFor = (deny) =>
     tools: [Bash],
     cwd,
     log: createMemoryLog({ now: () => Date.now() }),
-    ports: { processes: instant },
+    ports: { processes: instantRunner },
     permissions: { mode: 'default', deny },
   })
 const variants = Object.fromEntries(
