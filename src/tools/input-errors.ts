@@ -6,6 +6,24 @@ import { type z } from 'zod'
 
 type Issue = z.core.$ZodIssue
 
+/**
+ * What a schema says of a value: zod's `safeParse`, except that a refinement whose own code throws
+ * (or an async one, under this synchronous parse), which throws out of `safeParse`, is an answer
+ * of its own. Without a schema every value is taken as it is.
+ */
+export type Parsed =
+  { ok: true; value: unknown } | { ok: false; issues: readonly Issue[] } | { ok: false; threw: unknown }
+
+export function parseInput(schema: z.ZodType | undefined, value: unknown): Parsed {
+  if (schema === undefined) return { ok: true, value }
+  try {
+    const result = schema.safeParse(value)
+    return result.success ? { ok: true, value: result.data } : { ok: false, issues: result.error.issues }
+  } catch (error) {
+    return { ok: false, threw: error }
+  }
+}
+
 /** Describes each issue in words: missing, unexpected, wrong type (expected and received), out of range. */
 export function describeIssues(issues: readonly Issue[], input: unknown): string[] {
   return issues.map((issue) => describeIssue(issue, input))

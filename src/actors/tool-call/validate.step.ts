@@ -1,6 +1,6 @@
 /** The validate step: the tool's zod schema (strict objects), then its own validateInput. */
 import type { Failure, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
-import { describeIssues, schemaHint } from '../../tools/input-errors.js'
+import { describeIssues, parseInput, schemaHint } from '../../tools/input-errors.js'
 import * as text from '../../tools/result-text.js'
 import { inputJsonSchema } from '../../tools/to-api-format.js'
 import { outOfModeText, unloadedToolText } from '../../tools/builtin/tool-search.tool.js'
@@ -35,19 +35,14 @@ export function checkSchema(
   tool: Tool,
   input: unknown,
 ): { ok: true; input: unknown } | { ok: false; failure: Failure } {
-  const schema = tool.inputSchema
-  if (schema === undefined) return { ok: true, input }
-  let result: ReturnType<typeof schema.safeParse>
-  try {
-    result = schema.safeParse(input)
-  } catch (error) {
-    // zod runs the tool's refinements inside safeParse: one that throws (or an async one, under
-    // this synchronous parse) throws out of it. The tool's code failed; the call does not run.
-    const message = text.schemaThrewText(tool.name, text.describeError(error))
+  const parsed = parseInput(tool.inputSchema, input)
+  if (parsed.ok) return { ok: true, input: parsed.value }
+  if ('threw' in parsed) {
+    // The tool's own code failed (a refinement that throws); the call does not run.
+    const message = text.schemaThrewText(tool.name, text.describeError(parsed.threw))
     return { ok: false, failure: { step: 'validate', code: 'invalid_input', message } }
   }
-  if (result.success) return { ok: true, input: result.data }
-  const problems = describeIssues(result.error.issues, input)
+  const problems = describeIssues(parsed.issues, input)
   return {
     ok: false,
     failure: {

@@ -2,9 +2,9 @@
  * Decides whether a call may run beside others. Fail-closed: unknown tool, input that does not
  * parse, or a predicate that throws or answers anything but `true` all mean "unsafe".
  */
+import { parseInput } from '../../tools/input-errors.js'
 import type { ToolRegistry } from '../../tools/tool-registry.js'
 import type { Tool } from '../../tools/tool.types.js'
-import { checkSchema } from '../tool-call/validate.step.js'
 
 export interface Safety {
   safe: boolean
@@ -28,9 +28,9 @@ export function classifySafety(
   const tool = registry.find(name)
   if (tool === undefined) return { safety: { safe: false, reason: 'unknown tool' } }
   if (inputError !== undefined) return { safety: { safe: false, reason: 'input is not valid JSON' } }
-  const checked = checkSchema(tool, input)
+  const checked = parseInput(tool.inputSchema, input)
   if (!checked.ok) return { safety: { safe: false, reason: 'input does not validate' } }
-  const parsed = checked.input
+  const parsed = checked.value
   try {
     return { safety: tool.isConcurrencySafe(parsed) === true ? SAFE : UNSAFE, tool, input: parsed }
   } catch {

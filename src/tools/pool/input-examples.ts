@@ -3,7 +3,7 @@
  * the model a call that fails, so it is the tool author's bug and throws at `buildTool`.
  */
 import type { z } from 'zod'
-import { describeIssues } from '../input-errors.js'
+import { describeIssues, parseInput } from '../input-errors.js'
 import { describeError } from '../result-text.js'
 import type { JsonSchemaObject, ToolDef } from '../tool.types.js'
 
@@ -35,13 +35,12 @@ export function checkedExamples<I>(
 function problemsOf(example: unknown, zod: z.ZodType | undefined, json: JsonSchemaObject | undefined): string[] {
   if (example === null || typeof example !== 'object' || Array.isArray(example)) return ['it is not an object']
   if (zod !== undefined) {
-    try {
-      const result = zod.safeParse(example)
-      return result.success ? [] : describeIssues(result.error.issues, example)
-    } catch (error) {
-      // A refinement's own code threw (or is async): said as such, not as the refinement's bare error.
-      return [`checking it, the schema threw (${describeError(error)})`]
-    }
+    const parsed = parseInput(zod, example)
+    if (parsed.ok) return []
+    // A refinement's own code threw: said as such, not as the refinement's bare error.
+    return 'threw' in parsed
+      ? [`checking it, the schema threw (${describeError(parsed.threw)})`]
+      : describeIssues(parsed.issues, example)
   }
   return jsonSchemaProblems(example as Record<string, unknown>, json ?? { type: 'object' })
 }
