@@ -35,6 +35,21 @@ const hook = (name: string, answer: () => HookOutput): HooksConfig[keyof HooksCo
   { hooks: [{ type: 'function', name, fn: () => answer() }] },
 ]
 
+/** An Echo call whose only hook, in `event`, never answers: the app aborts ('stop') while it runs. */
+async function interruptedInHook(event: 'PreToolUse' | 'PostToolUse'): Promise<KernelEvent[]> {
+  const controller = new AbortController()
+  const running = gate()
+  const hooks: HooksConfig = {
+    [event]: [{ hooks: [{ type: 'function', name: 'slow', fn: () => (running.open(), new Promise(() => {})) }] }],
+  }
+  const turn = testKernel([Echo], { hooks }).runTurn(assistant(['a', 'Echo', { text: 'x' }]), {
+    signal: controller.signal,
+  })
+  await running.opened
+  controller.abort('stop')
+  return (await turn).events
+}
+
 const echoed = {
   type: 'tool.result',
   outcome: 'success',
@@ -181,17 +196,7 @@ describe('the events each step records', () => {
   })
 
   it('interrupted while a pre-hook runs: cancelled at preHook, and no hook outcome it never gave', async () => {
-    const controller = new AbortController()
-    const running = gate()
-    const hooks: HooksConfig = {
-      PreToolUse: [{ hooks: [{ type: 'function', name: 'slow', fn: () => (running.open(), new Promise(() => {})) }] }],
-    }
-    const turn = testKernel([Echo], { hooks }).runTurn(assistant(['a', 'Echo', { text: 'x' }]), {
-      signal: controller.signal,
-    })
-    await running.opened
-    controller.abort('stop')
-    expect(steps((await turn).events).slice(1, -1)).toStrictEqual([
+    expect(steps(await interruptedInHook('PreToolUse')).slice(1, -1)).toStrictEqual([
       { type: 'tool.parsed', tool: 'Echo', hooks: { pre: true, post: false } },
       { type: 'tool.validated' },
       { type: 'tool.cancelled', step: 'preHook', reason: 'stop' },
@@ -200,17 +205,7 @@ describe('the events each step records', () => {
   })
 
   it('interrupted while a post-hook runs: the result stands, and the post phase says continue', async () => {
-    const controller = new AbortController()
-    const running = gate()
-    const hooks: HooksConfig = {
-      PostToolUse: [{ hooks: [{ type: 'function', name: 'slow', fn: () => (running.open(), new Promise(() => {})) }] }],
-    }
-    const turn = testKernel([Echo], { hooks }).runTurn(assistant(['a', 'Echo', { text: 'x' }]), {
-      signal: controller.signal,
-    })
-    await running.opened
-    controller.abort('stop')
-    expect(steps((await turn).events).slice(-2)).toStrictEqual([
+    expect(steps(await interruptedInHook('PostToolUse')).slice(-2)).toStrictEqual([
       { type: 'tool.hooked', phase: 'post', outcome: 'continue' },
       echoed,
     ])
