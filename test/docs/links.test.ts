@@ -104,7 +104,7 @@ describe('docs/decisions.md, the index', () => {
     expect(numbers).toEqual(numbers.map((_, i) => i + 1))
 
     const index = readFileSync(join(root, 'docs/decisions.md'), 'utf8')
-    const listed = [...index.matchAll(/^- (\d+)\. \[[^\]]*\]\(decisions\/([^)#]+)#[^)]+\)/gm)]
+    const listed = [...index.matchAll(/^- \[(\d+)\. [^\]]*\]\(decisions\/([^)#]+)#[^)]+\)/gm)]
     expect(listed.map((m) => Number(m[1])).sort((a, b) => a - b)).toEqual(numbers)
     for (const m of listed) expect(`${m[1]} → ${m[2]}`).toBe(`${m[1]} → ${held.get(Number(m[1]))}`)
   })
