@@ -1,5 +1,5 @@
 /**
- * The layers of CONVENTIONS.md, checked on every `npm test` (npm run lint:layers). A rule that is
+ * The layers of docs/conventions.md §Layers, checked on every `npm test` (npm run lint). A rule that is
  * only written down drifts; this one fails the build.
  */
 const IO = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|worker_threads|dgram|tls|readline)$|^(execa|pg|web-tree-sitter|puppeteer-core)$|^@modelcontextprotocol/(client|server|sdk)|^@opentelemetry/(exporter|sdk)'

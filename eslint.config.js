@@ -17,8 +17,8 @@ export default tseslint.config(
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'TSEnumDeclaration', message: 'No enum: use a union of string literals (CONVENTIONS.md).' },
-        { selector: 'ExportDefaultDeclaration', message: 'Named exports only (CONVENTIONS.md).' },
+        { selector: 'TSEnumDeclaration', message: 'No enum: use a union of string literals (docs/conventions.md).' },
+        { selector: 'ExportDefaultDeclaration', message: 'Named exports only (docs/conventions.md).' },
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-explicit-any': 'error',
@@ -37,8 +37,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Time comes through the Clock port.' },
-        { selector: 'TSEnumDeclaration', message: 'No enum: use a union of string literals (CONVENTIONS.md).' },
-        { selector: 'ExportDefaultDeclaration', message: 'Named exports only (CONVENTIONS.md).' },
+        { selector: 'TSEnumDeclaration', message: 'No enum: use a union of string literals (docs/conventions.md).' },
+        { selector: 'ExportDefaultDeclaration', message: 'Named exports only (docs/conventions.md).' },
       ],
     },
   },

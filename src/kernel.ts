@@ -66,7 +66,7 @@ export interface KernelOptions {
   hooks?: HooksConfig
   /** Text progress per call kept in the log before a note replaces the rest. Default 32,000. */
   progressLogChars?: number
-  /** Which calls may start while the model is still streaming (DESIGN §3). Default 'safe'. */
+  /** Which calls may start while the model is still streaming (docs/design.md §Scheduling). Default 'safe'. */
   earlyStart?: EarlyStart
   /** Where oversize output is persisted (the budget step). Default: a directory under the OS temp dir. */
   results?: ResultStore

@@ -71,7 +71,7 @@ export interface PolicyOptions {
   rules: RuleSet
   mode: PermissionMode
   cwd: string
-  /** Where paths really point, and what is protected (DESIGN §5). */
+  /** Where paths really point, and what is protected (docs/design.md §The trust model). */
   judge?: PathJudge | undefined
   grants: Grants
   canUseTool?: CanUseTool | undefined

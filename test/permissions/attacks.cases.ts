@@ -1,6 +1,6 @@
 /**
  * Permission-bypass attacks, as data: each row is a tool call that a correct permission layer
- * must not let run unasked (DESIGN §5, "the trust model"). attacks.test.ts runs every row through
+ * must not let run unasked (docs/design.md §The trust model). attacks.test.ts runs every row through
  * a real kernel with a real shell in a temp directory; there is no `canUseTool`, so "ask" is
  * observable as "denied, and did not run".
  *
