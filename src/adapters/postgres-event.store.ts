@@ -1,6 +1,6 @@
 /**
  * The event store on PostgreSQL (node-postgres), for many processes and machines. The rules (see
- * docs/decisions.md, "A shared event store"):
+ * docs/decisions/stores.md, 63):
  *
  * - An append is one statement: it moves the stream's row from the expected version (row lock:
  *   two writers of a session serialise, the second finds the version moved) and inserts the batch.

@@ -5,7 +5,7 @@
  * Two limits: the tool's own `maxResultSizeChars` (Infinity: never persisted, e.g. Read), and
  * the turn's message budget, shared by its calls. Results are final once emitted, so the message
  * budget is applied as results arrive: a result that would take the message past its budget is
- * persisted (see docs/decisions.md, 15).
+ * persisted (see docs/decisions/results.md, 16).
  */
 import type { ToolResultBlock } from '../../events/event.schema.js'
 

@@ -48,7 +48,7 @@ export interface SchedulerOptions {
   cascadeReason?: (failed: ScheduledCall) => string
   /**
    * Hear of finished calls one microtask late, as toolkernel before 0.2 did: replay sets it for
-   * logs that engine wrote, so their dispatch points replay as recorded (decisions.md, 29).
+   * logs that engine wrote, so their dispatch points replay as recorded (docs/decisions/scheduling.md, 29).
    */
   legacyDispatch?: boolean
 }
