@@ -127,4 +127,16 @@ describe('citations', () => {
     )
     expect(citing).toEqual([])
   })
+
+  it('a citation of docs/design.md or docs/conventions.md §Section names a heading of that file', () => {
+    const headings = (doc: string) =>
+      new Set([...readFileSync(join(root, doc), 'utf8').matchAll(/^#{1,6}\s+(.+?)\s*$/gm)].map((m) => m[1]))
+    const docs = { 'docs/design.md': headings('docs/design.md'), 'docs/conventions.md': headings('docs/conventions.md') }
+    const unknown = checked.flatMap((path) =>
+      [...readFileSync(path, 'utf8').matchAll(/(docs\/(?:design|conventions)\.md) §([^).,;:"`\n]+)/g)]
+        .filter((m) => !docs[m[1] as keyof typeof docs].has((m[2] ?? '').trim()))
+        .map((m) => `${relative(root, path)}: ${m[0]}`),
+    )
+    expect(unknown).toEqual([])
+  })
 })
