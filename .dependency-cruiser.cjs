@@ -54,6 +54,14 @@ module.exports = {
       to: { dependencyTypesNot: ['type-only'], pathNot: '^src/ports/' },
     },
     {
+      name: 'ports-stand-below-tools',
+      severity: 'error',
+      comment:
+        'ports/ declare capabilities over the log format only: not even a type from tools/ or above (a source of tools is part of the tool contract, in tools/).',
+      from: { path: '^src/ports/' },
+      to: { path: '^src/', pathNot: '^src/(ports|events)/' },
+    },
+    {
       name: 'shell-analysis-is-pure',
       severity: 'error',
       comment: 'The shell analysis imports nothing of the kernel: tools, permissions and adapters share it.',

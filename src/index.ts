@@ -55,7 +55,7 @@ export type { PoolSnapshot } from './tools/pool/assemble-pool.js'
 export { loadedFromLog } from './tools/pool/pool-log.js'
 export { searchTools, DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, type SearchAnswer } from './tools/pool/search.js'
 export type { DeferralOptions, ThresholdOutcome } from './tools/pool/threshold.js'
-export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic } from './ports/tool-source.port.js'
+export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic } from './tools/tool-source.types.js'
 export type {
   Tool,
   ToolDef,

@@ -20,7 +20,7 @@ import { API_FORMATS, type ApiFormat, type ApiToolOf } from './tools/to-api-form
 import { KernelPool } from './tools/pool/kernel-pool.js'
 import { poolSnapshot, type PoolSnapshot } from './tools/pool/assemble-pool.js'
 import { checkDeferralOptions, type DeferralOptions } from './tools/pool/threshold.js'
-import type { ToolSource } from './ports/tool-source.port.js'
+import type { ToolSource } from './tools/tool-source.types.js'
 import { provideToolCallMachine } from './actors/tool-call/tool-call.actor.js'
 import { startTurn, type TurnControl } from './actors/turn/turn.js'
 import type { EarlyStart, Turn, TurnResult } from './actors/turn/turn.types.js'

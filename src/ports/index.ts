@@ -11,5 +11,3 @@ export type { ProcessResult, ProcessRunner, ProcessRunOptions } from './process-
 export type { GlobMatch, GrepOptions, GrepResult, FileSearch } from './file-search.port.js'
 export type { SessionState } from './session-state.port.js'
 export type { ToolPorts } from './tool-ports.port.js'
-// ToolSource (tool-source.port.ts) refers to the Tool contract, which refers back to ToolPorts
-// here: import it from its own file so the type graph has no cycle.
