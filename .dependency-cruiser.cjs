@@ -54,6 +54,14 @@ module.exports = {
       to: { dependencyTypesNot: ['type-only'], pathNot: '^src/ports/' },
     },
     {
+      name: 'replay-stands-above-the-kernel',
+      severity: 'error',
+      comment:
+        'replay/ drives a kernel over a recorded log: only the entry, the CLI and the testing kit import it. Recovery (log → events, which resume needs) is in events/.',
+      from: { path: '^src/', pathNot: '^src/(replay|cli|testing)/|^src/index\\.ts$' },
+      to: { path: '^src/replay/' },
+    },
+    {
       name: 'ports-stand-below-tools',
       severity: 'error',
       comment:

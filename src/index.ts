@@ -166,6 +166,6 @@ export { projectTimeline, type TimelineRow } from './projections/timeline.projec
 export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
 
 // Replay and recovery.
-export { recover, RECOVERY_REASON } from './replay/recovery.js'
+export { recover, RECOVERY_REASON } from './events/recovery.js'
 export { replay, type ReplayOptions, type ReplayResult, type Divergence } from './replay/replay.js'
 export { TOOLKERNEL_VERSION } from './version.js'
