@@ -54,6 +54,14 @@ module.exports = {
       to: { dependencyTypesNot: ['type-only'], pathNot: '^src/ports/' },
     },
     {
+      name: 'adapters-stand-above-what-they-adapt',
+      severity: 'error',
+      comment:
+        'adapters/ implement ports over the types of the folders below them (mcp/, otel/, permissions/ …): those never import an adapter. The composition roots at the top of src/ (kernel.ts, the entries such as mcp.ts) wire adapters in.',
+      from: { path: '^src/(events|util|ports|machines|projections|tools|permissions|intake|mcp|otel|ai-sdk)/' },
+      to: { path: '^src/adapters/' },
+    },
+    {
       name: 'replay-stands-above-the-kernel',
       severity: 'error',
       comment:
