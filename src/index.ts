@@ -60,13 +60,16 @@ export type {
   Tool,
   ToolDef,
   ToolContext,
+  PredicateContext,
   ToolCall,
   ValidationResult,
   PermissionResult,
   InterruptBehavior,
   JsonSchemaObject,
 } from './tools/tool.types.js'
-export { Read, Write, Edit, Bash, Glob, Grep, builtinTools, readOnlyVerdict } from './tools/builtin/index.js'
+export { Read, Write, Edit, Bash, Glob, Grep, builtinTools } from './tools/builtin/index.js'
+// The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
+export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'
 
 // Permissions and hooks, as an app configures them.
 export {
@@ -142,6 +145,8 @@ export type {
   GlobMatch,
   SessionState,
   ToolPorts,
+  ShellAnalyzer,
+  CommandVerdict,
 } from './ports/index.js'
 
 // Projections of a log.
