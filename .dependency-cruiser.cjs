@@ -1,11 +1,53 @@
 /**
- * The layers of CONVENTIONS.md, checked on every `npm test` (npm run lint:layers). A rule that is
- * only written down drifts; this one fails the build.
+ * The layers of CONVENTIONS.md, checked on every `npm test` (npm run lint). A rule that is only
+ * written down drifts; this one fails the build.
  */
 const IO = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|worker_threads|dgram|tls|readline)$|^(execa|pg|web-tree-sitter|puppeteer-core)$|^@modelcontextprotocol/(client|server|sdk)|^@opentelemetry/(exporter|sdk)'
 
+/**
+ * The floors of src/, lowest first: a module imports from its own floor or the ones below, never
+ * from a floor above, types included. The rooms moved so that this holds (recovery, the MCP entry,
+ * the Bash tool's shell analysis, ToolSource) also have rules of their own below, which say why.
+ */
+const FLOORS = [
+  { name: 'leaves', paths: ['events/', 'util/', 'version\\.ts$'] },
+  { name: 'ports', paths: ['ports/'] },
+  { name: 'pure-models', paths: ['machines/', 'projections/'] },
+  { name: 'the-tool-contract', paths: ['tools/'] },
+  { name: 'the-domain', paths: ['permissions/', 'intake/', 'mcp/', 'otel/'] },
+  { name: 'adapters', paths: ['adapters/'] },
+  { name: 'hooks', paths: ['hooks/'] },
+  { name: 'actors', paths: ['actors/'] },
+  { name: 'the-composition-root', paths: ['kernel\\.ts$', 'session-config\\.ts$'] },
+  { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/'] },
+  { name: 'entries', paths: ['cli/', 'index\\.ts$', 'internal\\.ts$', 'mcp\\.ts$', 'require\\.cts$'] },
+]
+const onFloors = (floors) => `^src/(${floors.flatMap((floor) => floor.paths).join('|')})`
+const named = (floors) =>
+  floors
+    .flatMap((floor) => floor.paths)
+    .map((path) => path.replace(/\\|\$/g, ''))
+    .join(', ')
+const floorRules = [
+  ...FLOORS.slice(0, -1).map((floor, i) => ({
+    name: `no-import-up-from-${floor.name}`,
+    severity: 'error',
+    comment: `${named([floor])} stand below ${named(FLOORS.slice(i + 1))}: imports run down the floors only.`,
+    from: { path: onFloors([floor]) },
+    to: { path: onFloors(FLOORS.slice(i + 1)) },
+  })),
+  {
+    name: 'every-module-on-a-floor',
+    severity: 'error',
+    comment: 'A new folder or top-level file of src/ takes its place in FLOORS (.dependency-cruiser.cjs) first.',
+    from: { path: '^src/', pathNot: onFloors(FLOORS) },
+    to: {},
+  },
+]
+
 module.exports = {
   forbidden: [
+    ...floorRules,
     { name: 'no-cycles', severity: 'error', comment: 'No import cycles.', from: {}, to: { circular: true } },
     {
       name: 'events-import-only-zod',
