@@ -4,8 +4,50 @@
  */
 const IO = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|worker_threads|dgram|tls|readline)$|^(execa|pg|web-tree-sitter|puppeteer-core)$|^@modelcontextprotocol/(client|server|sdk)|^@opentelemetry/(exporter|sdk)'
 
+/**
+ * The floors of src/, lowest first: a module imports from its own floor or the ones below, never
+ * from a floor above, types included. The rooms moved so that this holds (recovery, the MCP entry,
+ * the Bash tool's shell analysis, ToolSource) also have rules of their own below, which say why.
+ */
+const FLOORS = [
+  { name: 'leaves', paths: ['events/', 'util/', 'version\\.ts$'] },
+  { name: 'ports', paths: ['ports/'] },
+  { name: 'pure-models', paths: ['machines/', 'projections/'] },
+  { name: 'the-tool-contract', paths: ['tools/'] },
+  { name: 'the-domain', paths: ['permissions/', 'intake/', 'mcp/', 'otel/'] },
+  { name: 'adapters', paths: ['adapters/'] },
+  { name: 'hooks', paths: ['hooks/'] },
+  { name: 'actors', paths: ['actors/'] },
+  { name: 'the-composition-root', paths: ['kernel\\.ts$', 'session-config\\.ts$'] },
+  { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/'] },
+  { name: 'entries', paths: ['cli/', 'index\\.ts$', 'internal\\.ts$', 'mcp\\.ts$', 'require\\.cts$'] },
+]
+const onFloors = (floors) => `^src/(${floors.flatMap((floor) => floor.paths).join('|')})`
+const named = (floors) =>
+  floors
+    .flatMap((floor) => floor.paths)
+    .map((path) => path.replace(/\\|\$/g, ''))
+    .join(', ')
+const floorRules = [
+  ...FLOORS.slice(0, -1).map((floor, i) => ({
+    name: `no-import-up-from-${floor.name}`,
+    severity: 'error',
+    comment: `${named([floor])} stand below ${named(FLOORS.slice(i + 1))}: imports run down the floors only.`,
+    from: { path: onFloors([floor]) },
+    to: { path: onFloors(FLOORS.slice(i + 1)) },
+  })),
+  {
+    name: 'every-module-on-a-floor',
+    severity: 'error',
+    comment: 'A new folder or top-level file of src/ takes its place in FLOORS (.dependency-cruiser.cjs) first.',
+    from: { path: '^src/', pathNot: onFloors(FLOORS) },
+    to: {},
+  },
+]
+
 module.exports = {
   forbidden: [
+    ...floorRules,
     { name: 'no-cycles', severity: 'error', comment: 'No import cycles.', from: {}, to: { circular: true } },
     {
       name: 'events-import-only-zod',
@@ -32,12 +74,9 @@ module.exports = {
       name: 'tools-use-the-contract',
       severity: 'error',
       comment:
-        'Tools use the contract and ports, never the kernel, actors, permissions or hooks; the pure shell analysis is shared.',
+        'Tools use the contract and ports, never the kernel, actors, permissions or hooks. The shell analysis too reaches a tool through its ports (ports.shell, the ShellAnalyzer the kernel hands it).',
       from: { path: '^src/tools/' },
-      to: {
-        path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters)',
-        pathNot: '^src/permissions/shell/',
-      },
+      to: { path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters|mcp|otel|ai-sdk|testing)' },
     },
     {
       name: 'io-only-in-adapters',
@@ -52,6 +91,30 @@ module.exports = {
       comment: 'ports/ declare capabilities: types only.',
       from: { path: '^src/ports/' },
       to: { dependencyTypesNot: ['type-only'], pathNot: '^src/ports/' },
+    },
+    {
+      name: 'adapters-stand-above-what-they-adapt',
+      severity: 'error',
+      comment:
+        'adapters/ implement ports over the types of the folders below them (mcp/, otel/, permissions/ …): those never import an adapter. The composition roots at the top of src/ (kernel.ts, the entries such as mcp.ts) wire adapters in.',
+      from: { path: '^src/(events|util|ports|machines|projections|tools|permissions|intake|mcp|otel|ai-sdk)/' },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'replay-stands-above-the-kernel',
+      severity: 'error',
+      comment:
+        'replay/ drives a kernel over a recorded log: only the entry, the CLI and the testing kit import it. Recovery (log → events, which resume needs) is in events/.',
+      from: { path: '^src/', pathNot: '^src/(replay|cli|testing)/|^src/index\\.ts$' },
+      to: { path: '^src/replay/' },
+    },
+    {
+      name: 'ports-stand-below-tools',
+      severity: 'error',
+      comment:
+        'ports/ declare capabilities over the log format only: not even a type from tools/ or above (a source of tools is part of the tool contract, in tools/).',
+      from: { path: '^src/ports/' },
+      to: { path: '^src/', pathNot: '^src/(ports|events)/' },
     },
     {
       name: 'shell-analysis-is-pure',

@@ -23,7 +23,7 @@ const entries = {
   internal: 'src/internal.ts',
   'testing/index': 'src/testing/index.ts',
   'otel/index': 'src/otel/index.ts',
-  'mcp/index': 'src/mcp/index.ts',
+  mcp: 'src/mcp.ts',
   'postgres/index': 'src/postgres/index.ts',
   'ai-sdk/index': 'src/ai-sdk/index.ts',
   'cli/main': 'src/cli/main.ts',

@@ -55,18 +55,21 @@ export type { PoolSnapshot } from './tools/pool/assemble-pool.js'
 export { loadedFromLog } from './tools/pool/pool-log.js'
 export { searchTools, DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, type SearchAnswer } from './tools/pool/search.js'
 export type { DeferralOptions, ThresholdOutcome } from './tools/pool/threshold.js'
-export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic } from './ports/tool-source.port.js'
+export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic } from './tools/tool-source.types.js'
 export type {
   Tool,
   ToolDef,
   ToolContext,
+  PredicateContext,
   ToolCall,
   ValidationResult,
   PermissionResult,
   InterruptBehavior,
   JsonSchemaObject,
 } from './tools/tool.types.js'
-export { Read, Write, Edit, Bash, Glob, Grep, builtinTools, readOnlyVerdict } from './tools/builtin/index.js'
+export { Read, Write, Edit, Bash, Glob, Grep, builtinTools } from './tools/builtin/index.js'
+// The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
+export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'
 
 // Permissions and hooks, as an app configures them.
 export {
@@ -142,6 +145,8 @@ export type {
   GlobMatch,
   SessionState,
   ToolPorts,
+  ShellAnalyzer,
+  CommandVerdict,
 } from './ports/index.js'
 
 // Projections of a log.
@@ -166,6 +171,6 @@ export { projectTimeline, type TimelineRow } from './projections/timeline.projec
 export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
 
 // Replay and recovery.
-export { recover, RECOVERY_REASON } from './replay/recovery.js'
+export { recover, RECOVERY_REASON } from './events/recovery.js'
 export { replay, type ReplayOptions, type ReplayResult, type Divergence } from './replay/replay.js'
 export { TOOLKERNEL_VERSION } from './version.js'

@@ -5,7 +5,7 @@ import { createMemoryLog } from './adapters/memory-log.store.js'
 import { GuardedLog } from './actors/turn/guarded-log.js'
 import { sessionConfigured } from './session-config.js'
 import { loadBashGrammar } from './adapters/bash-grammar.js'
-import { installedBashParser } from './permissions/shell/installed.js'
+import { commandReadOnly, installedBashParser } from './permissions/shell/installed.js'
 import { randomIds, systemClock } from './adapters/system.js'
 import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-env.js'
 import type { HookRunner } from './hooks/hook-runner.js'
@@ -20,14 +20,14 @@ import { API_FORMATS, type ApiFormat, type ApiToolOf } from './tools/to-api-form
 import { KernelPool } from './tools/pool/kernel-pool.js'
 import { poolSnapshot, type PoolSnapshot } from './tools/pool/assemble-pool.js'
 import { checkDeferralOptions, type DeferralOptions } from './tools/pool/threshold.js'
-import type { ToolSource } from './ports/tool-source.port.js'
+import type { ToolSource } from './tools/tool-source.types.js'
 import { provideToolCallMachine } from './actors/tool-call/tool-call.actor.js'
 import { startTurn, type TurnControl } from './actors/turn/turn.js'
 import type { EarlyStart, Turn, TurnResult } from './actors/turn/turn.types.js'
-import { recover } from './replay/recovery.js'
+import { recover } from './events/recovery.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
 import type { KernelEventInput } from './events/event.schema.js'
-import type { EventLog, ResultStore, SessionState, ToolPorts } from './ports/index.js'
+import type { EventLog, ResultStore, SessionState, ShellAnalyzer, ToolPorts } from './ports/index.js'
 import type { EventStore } from './ports/event-store.port.js'
 import { openSession, type OpenedSession, type SessionLeaseOptions } from './adapters/session-event.store.js'
 import { createFileSearch } from './adapters/file-search.js'
@@ -433,6 +433,12 @@ function resolveConfig(options: KernelOptions): KernelConfig {
   }
 }
 
+/**
+ * The shell analysis the kernel hands its tools (`ports.shell`) and their predicates: the one its
+ * permission rules use, with the grammar `loadShellGrammar` loads, so a command is analysed once.
+ */
+const KERNEL_SHELL: ShellAnalyzer = { readOnly: commandReadOnly }
+
 /** The ports, hook runner and permission policy every call of this kernel uses. */
 function buildServices(
   options: KernelOptions,
@@ -462,6 +468,7 @@ function buildServices(
       processes: options.ports?.processes ?? createProcessRunner(env !== undefined ? { env } : {}),
       search: options.ports?.search ?? createFileSearch(),
       session: mapSession(),
+      shell: KERNEL_SHELL,
     },
     hooks:
       options.ports?.hookRunner ??
@@ -481,6 +488,7 @@ function buildServices(
       grants: Grants.fromLog(log.read(), judge),
       canUseTool: options.canUseTool,
       record,
+      shell: KERNEL_SHELL,
     }),
     results,
     progressLogChars: config.progressLogChars,

@@ -4,11 +4,16 @@ import {
   buildTool,
   createKernel,
   createMemoryLog,
+  readOnlyVerdict,
   type EventLog,
   type KernelOptions,
+  type ShellAnalyzer,
   type Tool,
   type Turn,
 } from '../src/index.js'
+
+/** The shell analysis a kernel hands its tools (`ports.shell`), for tests that call a policy or a tool without one. */
+export const installedShell: ShellAnalyzer = { readOnly: readOnlyVerdict }
 
 export const fixedClock = () => {
   let t = 0

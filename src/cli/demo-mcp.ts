@@ -10,7 +10,7 @@ import type { ToolResultBlock } from '../events/event.schema.js'
 import type { EventLog } from '../ports/event-log.port.js'
 import type { ResultStore } from '../ports/result-store.port.js'
 import { createKernel } from '../kernel.js'
-import { connectMcpServers } from '../mcp/index.js'
+import { connectMcpServers } from '../mcp.js'
 import { safeForTerminal } from './terminal.js'
 
 export interface McpDemoOptions {

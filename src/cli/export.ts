@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { EVENT_VERSION, type KernelEvent } from '../events/event.schema.js'
 import { projectTelemetry, type TelemetryOptions } from '../projections/telemetry.projection.js'
-import { recover } from '../replay/recovery.js'
+import { recover } from '../events/recovery.js'
 import { CliError, loadEvents } from './load-log.js'
 import type { exportToOtlp as ExportToOtlp } from '../adapters/otlp-export.js'
 

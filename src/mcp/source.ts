@@ -4,7 +4,7 @@
  * are withheld with a diagnostic; a server's `list_changed` or a restart notifies subscribers, and
  * the pool applies the change between turns.
  */
-import type { ToolSource, ToolSourceStatus } from '../ports/tool-source.port.js'
+import type { ToolSource, ToolSourceStatus } from '../tools/tool-source.types.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import type { McpConnection, McpConnectionState, McpListedTool } from './connection.types.js'
 import { flagsFor } from './flags.js'

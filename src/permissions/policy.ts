@@ -5,6 +5,7 @@
 import type { KernelEventInput } from '../events/event.schema.js'
 import type { PermissionDecision } from '../machines/tool-call.types.js'
 import { allowByDefault } from '../tools/build-tool.js'
+import type { ShellAnalyzer, ToolPorts } from '../ports/index.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
 import { describeError } from '../tools/result-text.js'
 import { fingerprint, type Grants, type GrantScope } from './grants.js'
@@ -76,6 +77,8 @@ export interface PolicyOptions {
   grants: Grants
   canUseTool?: CanUseTool | undefined
   record(event: KernelEventInput): void
+  /** The shell analysis the kernel hands its tools: what a tool's read-only verdict may consult. */
+  shell: ShellAnalyzer
 }
 
 type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask' }
@@ -84,14 +87,16 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
   const { cwd } = options
   // one resolution of the path and the working directory per question, not one per Read rule
   const mayRead = (path: string): boolean => !readDenied(forOneDecision(options).rules, path, cwd)
-  // checkPermissions in preview runs without a live call: no signal fires, no progress goes anywhere.
+  // checkPermissions in preview runs without a live call: no signal fires, no progress goes
+  // anywhere, and of the ports only the shell analysis is there (a check that reaches for I/O
+  // throws, and the preview says 'unknown').
   const previewContext: ToolContext = {
     signal: new AbortController().signal,
     cwd,
     turnId: '',
     toolUseId: '',
     onProgress: () => {},
-    ports: undefined as never,
+    ports: { shell: options.shell } as Partial<ToolPorts> as ToolPorts,
     mayRead,
   }
   return {
@@ -141,12 +146,12 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
   const command = commandOf(tool, input)
   const reads = command === undefined ? {} : commandReads(command, rules, judge, cwd)
   if (reads.deny !== undefined) return { behavior: 'deny', source: 'rule', reason: reads.deny }
-  const guard = alwaysAsks(tool, input, command, rules, judge)
+  const guard = alwaysAsks(tool, input, command, rules, judge, options.shell)
   if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
   if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
   if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
   if (hook?.decision === 'ask') return { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'a hook asks first' }
-  if (mode === 'plan' && !readOnly(tool, input))
+  if (mode === 'plan' && !readOnly(tool, input, options.shell))
     return {
       behavior: 'deny',
       source: 'mode',
@@ -165,7 +170,7 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
   if (reads.ask !== undefined) return { behavior: 'ask', source: 'default', reason: reads.ask }
   if (rule?.behavior === 'allow')
     return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
-  if (mode === 'acceptEdits' && editsInside(tool, input, cwd, judge))
+  if (mode === 'acceptEdits' && editsInside(tool, input, cwd, judge, options.shell))
     return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
   return undefined
 }
@@ -261,13 +266,19 @@ function recordGrant(
   }
 }
 
-function readOnly(tool: Tool, input: unknown): boolean {
-  return guarded(() => tool.isReadOnly(input) === true, false)
+function readOnly(tool: Tool, input: unknown, shell: ShellAnalyzer): boolean {
+  return guarded(() => tool.isReadOnly(input, { shell }) === true, false)
 }
 
 /** A change acceptEdits may allow: it writes a path that is inside the working directory, really. */
-function editsInside(tool: Tool, input: unknown, cwd: string, judge: PathJudge | undefined): boolean {
-  if (readOnly(tool, input)) return false
+function editsInside(
+  tool: Tool,
+  input: unknown,
+  cwd: string,
+  judge: PathJudge | undefined,
+  shell: ShellAnalyzer,
+): boolean {
+  if (readOnly(tool, input, shell)) return false
   const path = pathOf(tool, input)
   if (path === undefined) return false
   if (judge !== undefined) return insideWorkingDir(judge, path)
@@ -287,6 +298,7 @@ function alwaysAsks(
   command: string | undefined,
   rules: RuleSet,
   judge: PathJudge | undefined,
+  shell: ShellAnalyzer,
 ): string | undefined {
   if (command !== undefined) {
     const analysis = analyzeCommand(command)
@@ -300,7 +312,7 @@ function alwaysAsks(
     return undefined
   }
   const path = pathOf(tool, input)
-  if (judge === undefined || path === undefined || readOnly(tool, input)) return undefined
+  if (judge === undefined || path === undefined || readOnly(tool, input, shell)) return undefined
   return protectedReason(judge, path)
 }
 

@@ -10,6 +10,5 @@ export type { FileKind, FileStat, FileSystem, OpenReadOptions } from './file-sys
 export type { ProcessResult, ProcessRunner, ProcessRunOptions } from './process-runner.port.js'
 export type { GlobMatch, GrepOptions, GrepResult, FileSearch } from './file-search.port.js'
 export type { SessionState } from './session-state.port.js'
+export type { CommandVerdict, ShellAnalyzer } from './shell-analyzer.port.js'
 export type { ToolPorts } from './tool-ports.port.js'
-// ToolSource (tool-source.port.ts) refers to the Tool contract, which refers back to ToolPorts
-// here: import it from its own file so the type graph has no cycle.

@@ -5,6 +5,7 @@ import type { IdGenerator } from './ids.port.js'
 import type { ProcessRunner } from './process-runner.port.js'
 import type { ResultStore } from './result-store.port.js'
 import type { SessionState } from './session-state.port.js'
+import type { ShellAnalyzer } from './shell-analyzer.port.js'
 
 /** The ports a tool receives in its context. */
 export interface ToolPorts {
@@ -16,4 +17,6 @@ export interface ToolPorts {
   readonly session: SessionState
   /** Where a tool may stream output too large to keep in memory (the kernel's result store). */
   readonly results: ResultStore
+  /** The kernel's shell analysis: whether a command only reads (Bash's read-only verdict). */
+  readonly shell: ShellAnalyzer
 }

@@ -53,7 +53,8 @@ export function instrumentTools(
         toolUseId: context.toolUseId,
         name: tool.name,
         input,
-        safe: guarded(() => tool.isConcurrencySafe(input) === true, false),
+        // The same analyses the kernel's scheduler handed the predicate (Bash's read-only verdict).
+        safe: guarded(() => tool.isConcurrencySafe(input, { shell: context.ports.shell }) === true, false),
         fault: faultOf(context.toolUseId),
         interruptBehavior: guarded(() => tool.interruptBehavior() === 'cancel', false) ? 'cancel' : 'block',
         aborted: false,

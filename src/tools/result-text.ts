@@ -59,22 +59,8 @@ export function toolErrorPrefix(tool: string): string {
   return `${tool} failed: `
 }
 
-export function cancelledText(tool: string, reason: string): string {
-  return `${tool} was cancelled before it ran: ${reason}. It had no effect; call it again if it is still needed.`
-}
-
-export function interruptedText(tool: string, reason: string, partial: string): string {
-  const output = partial === '' ? 'It produced no output before it stopped.' : `Output before it stopped:\n${partial}`
-  return `${tool} was interrupted while running: ${reason}. It may have had partial effects; check before calling it again. ${output}`
-}
-
-/**
- * A call that ran to its end, but whose result was never delivered (the process stopped after
- * the tool returned): it has taken effect, and what it answered is known.
- */
-export function ranUnrecordedText(tool: string, reason: string, known: string): string {
-  return `${tool} ran to its end, but ${reason}, so its result was not delivered. It has taken effect; do not repeat it without checking. ${known}`
-}
+// What the model reads about a call that did not finish is written by recovery too: it lives with the log format.
+export { cancelledText, interruptedText, ranUnrecordedText } from '../events/unfinished-text.js'
 
 export function emptyOutputText(tool: string): string {
   return `(${tool} completed with no output)`

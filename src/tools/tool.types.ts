@@ -3,7 +3,7 @@
  */
 import type { z } from 'zod'
 import type { ToolResultBlock } from '../events/event.schema.js'
-import type { ToolPorts } from '../ports/index.js'
+import type { ShellAnalyzer, ToolPorts } from '../ports/index.js'
 import type { LazySchema } from './lazy-schema.js'
 
 /** What a tool receives when called. Everything it may touch comes through here, never globals. */
@@ -22,6 +22,15 @@ export interface ToolContext {
    * does not). Tools that list or search files leave out what it may not read.
    */
   mayRead(path: string): boolean
+}
+
+/**
+ * What the kernel hands a tool's predicates (`isConcurrencySafe`, `isReadOnly`, `isDestructive`,
+ * `isOpenWorld`): analyses, never I/O. A caller outside the kernel may leave it out; a predicate
+ * that needs it then answers fail-closed (not safe, not read-only, destructive).
+ */
+export interface PredicateContext {
+  readonly shell: ShellAnalyzer
 }
 
 export type ValidationResult = { result: true } | { result: false; message: string }
@@ -77,10 +86,10 @@ export interface ToolDef<I, O = unknown, P = unknown> {
   validateInput?(input: I, context: ToolContext): ValidationResult | Promise<ValidationResult>
   checkPermissions?(input: I, context: ToolContext): PermissionResult<I> | Promise<PermissionResult<I>>
   isEnabled?(): boolean
-  isConcurrencySafe?(input: I): boolean
-  isReadOnly?(input: I): boolean
-  isDestructive?(input: I): boolean
-  isOpenWorld?(input: I): boolean
+  isConcurrencySafe?(input: I, context?: PredicateContext): boolean
+  isReadOnly?(input: I, context?: PredicateContext): boolean
+  isDestructive?(input: I, context?: PredicateContext): boolean
+  isOpenWorld?(input: I, context?: PredicateContext): boolean
   interruptBehavior?(): InterruptBehavior
   /** When this tool fails inside a parallel batch, its running siblings are aborted (Bash declares it). */
   cascadesOnFailure?: boolean

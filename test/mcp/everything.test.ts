@@ -4,7 +4,7 @@
  * timeouts with and without progress, abort, elicitation — each through a real kernel.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { McpToolSource } from '../../src/mcp/index.js'
+import type { McpToolSource } from '../../src/mcp.js'
 import { connect, everythingServer, mcpKernel, run, serverState, textOf } from './mcp-helpers.js'
 
 let source: McpToolSource

@@ -4,7 +4,7 @@
  * Every call is answered; nothing runs twice across a reconnect unless it is safe to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { McpToolSource } from '../../src/mcp/index.js'
+import type { McpToolSource } from '../../src/mcp.js'
 import {
   connect,
   faultyServer,

@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { McpToolSource } from '../../src/mcp/index.js'
+import type { McpToolSource } from '../../src/mcp.js'
 import {
   connect,
   faultyServer,

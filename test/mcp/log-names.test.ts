@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { createMemoryLog, replay, type KernelEvent } from '../../src/index.js'
-import type { McpToolSource } from '../../src/mcp/index.js'
+import type { McpToolSource } from '../../src/mcp.js'
 import { connect, faultyServer, mcpKernel, run, textOf } from './mcp-helpers.js'
 
 let source: McpToolSource

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createDirectoryResultStore, type KernelOptions, type ToolResultBlock } from '../../src/index.js'
-import { connectMcpServers, type McpOptions, type McpTool, type McpToolSource } from '../../src/mcp/index.js'
+import { connectMcpServers, type McpOptions, type McpTool, type McpToolSource } from '../../src/mcp.js'
 import { assistant, testKernel } from '../helpers.js'
 
 export const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js')

@@ -3,7 +3,7 @@
  * ToolSearch finds and loads one, the call runs; a list_changed reaches the pool between turns.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { McpToolSource } from '../../src/mcp/index.js'
+import type { McpToolSource } from '../../src/mcp.js'
 import { connect, everythingServer, faultyServer, mcpKernel, run, textOf, until } from './mcp-helpers.js'
 
 let source: McpToolSource

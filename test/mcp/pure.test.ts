@@ -1,6 +1,6 @@
 /** The pure parts of toolkernel/mcp: configuration, schemas, flags. */
 import { describe, expect, it } from 'vitest'
-import { flagsFor, parseMcpConfig, prepareSchema } from '../../src/mcp/index.js'
+import { flagsFor, parseMcpConfig, prepareSchema } from '../../src/mcp.js'
 
 describe('parseMcpConfig', () => {
   it('takes .mcp.json as users write it, expanding ${VAR} and ${VAR:-default}', () => {

@@ -16,6 +16,7 @@ import type { PathJudge } from '../../src/permissions/paths.js'
 import { createPermissionPolicy, type PermissionMode } from '../../src/permissions/policy.js'
 import { compileRules, type RuleConfig } from '../../src/permissions/ruleset.js'
 import type { ToolContext } from '../../src/tools/tool.types.js'
+import { installedShell } from '../helpers.js'
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tk-command-reads-')))
 beforeAll(async () => {
@@ -37,7 +38,7 @@ const context: ToolContext = {
   turnId: 't',
   toolUseId: 'tu',
   onProgress: () => {},
-  ports: undefined as never,
+  ports: { shell: installedShell } as never,
   mayRead: () => true,
 }
 const ENV_RULE: RuleConfig = { deny: ['Read(./.env)'] }
@@ -51,6 +52,7 @@ async function verdict(command: string, config: RuleConfig = ENV_RULE, mode: Per
     judge,
     grants: new Grants(judge),
     record: () => {},
+    shell: installedShell,
   })
   const { behavior, reason } = await policy.decide(Bash, { command }, context)
   return { behavior, reason }

@@ -19,6 +19,7 @@ import {
 } from '../../src/permissions/policy.js'
 import { compileRules, type RuleConfig } from '../../src/permissions/ruleset.js'
 import type { PermissionResult, Tool, ToolContext } from '../../src/tools/tool.types.js'
+import { installedShell } from '../helpers.js'
 
 beforeAll(async () => {
   await loadBashGrammar()
@@ -58,6 +59,7 @@ const policyOf = ({ config = {}, mode = 'default', judge, canUseTool, grants }: 
     grants: grants ?? new Grants(judge),
     canUseTool,
     record: (event) => events.push(event),
+    shell: installedShell,
   })
 const context = (): ToolContext => ({
   signal: new AbortController().signal,
@@ -65,7 +67,7 @@ const context = (): ToolContext => ({
   turnId: 't1',
   toolUseId: 'tu1',
   onProgress: () => {},
-  ports: undefined as never,
+  ports: { shell: installedShell } as never,
   mayRead: () => true,
 })
 const decide = (

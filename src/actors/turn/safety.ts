@@ -4,7 +4,7 @@
  */
 import { parseInput } from '../../tools/input-errors.js'
 import type { ToolRegistry } from '../../tools/tool-registry.js'
-import type { Tool } from '../../tools/tool.types.js'
+import type { PredicateContext, Tool } from '../../tools/tool.types.js'
 
 export interface Safety {
   safe: boolean
@@ -24,6 +24,7 @@ export function classifySafety(
   name: string,
   input: unknown,
   inputError: string | undefined,
+  context: PredicateContext,
 ): Classified {
   const tool = registry.find(name)
   if (tool === undefined) return { safety: { safe: false, reason: 'unknown tool' } }
@@ -32,7 +33,7 @@ export function classifySafety(
   if (!checked.ok) return { safety: { safe: false, reason: 'input does not validate' } }
   const parsed = checked.value
   try {
-    return { safety: tool.isConcurrencySafe(parsed) === true ? SAFE : UNSAFE, tool, input: parsed }
+    return { safety: tool.isConcurrencySafe(parsed, context) === true ? SAFE : UNSAFE, tool, input: parsed }
   } catch {
     return { safety: { safe: false, reason: 'isConcurrencySafe threw' }, tool, input: parsed }
   }

@@ -157,7 +157,9 @@ export class TurnRun {
         ? { ...requested, input: use.input }
         : { ...requested, input: use.input, inputError: use.inputError },
     )
-    const classified = classifySafety(services.registry, use.name, use.input, use.inputError)
+    const classified = classifySafety(services.registry, use.name, use.input, use.inputError, {
+      shell: services.ports.shell,
+    })
     log.append({ type: 'tool.queued', turnId, toolUseId: use.id, ...classified.safety })
     const { safe } = classified.safety
     const tool = classified.tool

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import type { ProcessResult } from '../../ports/index.js'
+import type { CommandVerdict, ProcessResult, ShellAnalyzer } from '../../ports/index.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import { commandReadOnly } from '../../permissions/shell/installed.js'
+import type { PredicateContext } from '../tool.types.js'
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -53,8 +53,17 @@ const inputSchema = lazySchema(() =>
   }),
 )
 
-// One analysis (src/permissions/shell) feeds the read-only verdict, concurrency safety and the rules.
-const readOnly = (input: { command: string }) => commandReadOnly(input.command).readOnly
+// The kernel hands the tool its shell analysis (the one its permission rules use): one analysis
+// feeds the read-only verdict, concurrency safety and the rules. Asked without it, no command is
+// read-only.
+const readOnly = (input: { command: string }, context?: PredicateContext): boolean =>
+  verdictOf(input.command, context?.shell).readOnly
+
+const NO_ANALYSIS: CommandVerdict = Object.freeze({ readOnly: false, reason: 'no shell analysis was given' })
+
+function verdictOf(command: string, shell: ShellAnalyzer | undefined): CommandVerdict {
+  return shell === undefined ? NO_ANALYSIS : shell.readOnly(command)
+}
 
 /** Bash: runs a shell command in the kernel's working directory. */
 export const Bash = buildTool<BashInput, BashOutput>({
@@ -76,11 +85,11 @@ export const Bash = buildTool<BashInput, BashOutput>({
   isReadOnly: readOnly,
   shellCommand: (input) => input.command,
   isConcurrencySafe: readOnly,
-  isDestructive: (input) => !readOnly(input),
+  isDestructive: (input, context) => !readOnly(input, context),
   interruptBehavior: () => 'cancel',
   // Read-only commands run without asking; anything else asks unless a rule or mode allows it.
-  checkPermissions: (input) => {
-    const verdict = commandReadOnly(input.command)
+  checkPermissions: (input, { ports }) => {
+    const verdict = verdictOf(input.command, ports.shell)
     if (verdict.readOnly) return { behavior: 'allow' }
     const shown = input.command.length > 200 ? `${input.command.slice(0, 200)}…` : input.command
     return {

@@ -8,7 +8,6 @@ import { Read } from './read.tool.js'
 import { Write } from './write.tool.js'
 
 export { Bash, Edit, Glob, Grep, Read, Write }
-export { commandReadOnly as readOnlyVerdict } from '../../permissions/shell/installed.js'
 
 /** All six, in the order a model usually meets them. */
 export const builtinTools: readonly Tool[] = [Read, Glob, Grep, Edit, Write, Bash]

@@ -5,7 +5,7 @@
  */
 import type { KernelEventInput } from '../../events/event.schema.js'
 import type { EventLog } from '../../ports/event-log.port.js'
-import type { ToolSource } from '../../ports/tool-source.port.js'
+import type { ToolSource } from '../tool-source.types.js'
 import { guarded } from '../../util/guarded.js'
 import { createToolSearch, TOOL_SEARCH_NAME } from '../builtin/tool-search.tool.js'
 import type { ApiFormat, ApiToolOf } from '../to-api-format.js'

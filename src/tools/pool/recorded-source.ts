@@ -5,7 +5,7 @@
  * changes at the same turn boundaries and resolves the same names, without the servers.
  */
 import type { EventOf, KernelEvent } from '../../events/event.schema.js'
-import type { ToolSource, ToolSourceDiagnostic, ToolSourceName } from '../../ports/tool-source.port.js'
+import type { ToolSource, ToolSourceDiagnostic, ToolSourceName } from '../tool-source.types.js'
 import type { Tool } from '../tool.types.js'
 
 export interface RecordedSources {

@@ -3,7 +3,7 @@
  * added name stands for (the source's name map) and which tools it withheld and why. Read through
  * `guarded`: a source that throws records nothing rather than stopping the pool.
  */
-import type { ToolSource } from '../../ports/tool-source.port.js'
+import type { ToolSource } from '../tool-source.types.js'
 import { guarded } from '../../util/guarded.js'
 
 /** One entry of the name map: a tool name and the server and tool it stands for. */

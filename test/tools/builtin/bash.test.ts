@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadBashGrammar } from '../../../src/adapters/bash-grammar.js'
 import { filter, firstValueFrom } from 'rxjs'
-import { createMemoryLog, readOnlyVerdict } from '../../../src/index.js'
+import { Bash, createMemoryLog, readOnlyVerdict, type ShellAnalyzer, type ToolContext } from '../../../src/index.js'
 import { assistant, fixedClock } from '../../helpers.js'
 import { project, text } from './setup.js'
 
@@ -246,6 +246,48 @@ describe('Bash', () => {
     expect(events.filter((e) => e.type === 'tool.dispatched').map((e) => (e as { batch: number }).batch)).toEqual([
       0, 0, 1,
     ])
+  })
+})
+
+describe("Bash's verdicts come from the shell analysis the kernel hands it", () => {
+  // A stand-in analysis that contradicts the real one (`touch x` read-only, `ls` not), so a tool
+  // that judged commands any other way would fail here.
+  const shell: ShellAnalyzer = {
+    readOnly: (command) => (command === 'touch x' ? { readOnly: true } : { readOnly: false, reason: 'r' }),
+  }
+  const context = { ports: { shell } } as unknown as ToolContext
+
+  it('read-only, concurrency-safe and not destructive exactly when the analysis says so', () => {
+    for (const [command, readOnly] of [
+      ['touch x', true],
+      ['ls', false],
+    ] as const) {
+      expect(Bash.isReadOnly({ command }, { shell })).toBe(readOnly)
+      expect(Bash.isConcurrencySafe({ command }, { shell })).toBe(readOnly)
+      expect(Bash.isDestructive({ command }, { shell })).toBe(!readOnly)
+    }
+  })
+
+  it('checkPermissions allows what the analysis calls read-only and asks with its reason otherwise', async () => {
+    expect(await Bash.checkPermissions({ command: 'touch x' }, context)).toEqual({ behavior: 'allow' })
+    expect(await Bash.checkPermissions({ command: 'ls' }, context)).toEqual({
+      behavior: 'ask',
+      message: 'the command may change things (r): ls',
+    })
+  })
+
+  it('asked without an analysis, no command is read-only or safe (fail-closed), even one that only reads', () => {
+    expect(Bash.isReadOnly({ command: 'ls' })).toBe(false)
+    expect(Bash.isConcurrencySafe({ command: 'ls' })).toBe(false)
+    expect(Bash.isDestructive({ command: 'ls' })).toBe(true)
+  })
+
+  it('a context without the shell port asks, naming the missing analysis', async () => {
+    const bare = { ports: {} } as unknown as ToolContext
+    expect(await Bash.checkPermissions({ command: 'ls' }, bare)).toEqual({
+      behavior: 'ask',
+      message: 'the command may change things (no shell analysis was given): ls',
+    })
   })
 })
 

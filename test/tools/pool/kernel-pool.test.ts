@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, createMemoryLog, replay, type KernelEvent, type Tool } from '../../../src/index.js'
-import type { ToolSource, ToolSourceStatus } from '../../../src/ports/tool-source.port.js'
+import type { ToolSource, ToolSourceStatus } from '../../../src/tools/tool-source.types.js'
 import { loadedFromLog } from '../../../src/tools/pool/pool-log.js'
 import { assistant, Echo, testKernel } from '../../helpers.js'
 import { syntheticTool, syntheticTools } from './synthetic.js'

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryLog, type KernelEvent, type Tool } from '../../../src/index.js'
-import type { ToolSource, ToolSourceDiagnostic } from '../../../src/ports/tool-source.port.js'
+import type { ToolSource, ToolSourceDiagnostic } from '../../../src/tools/tool-source.types.js'
 import { recordedSources } from '../../../src/tools/pool/recorded-source.js'
 import { assistant, Echo, testKernel } from '../../helpers.js'
 import { syntheticTool } from './synthetic.js'

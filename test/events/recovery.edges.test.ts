@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { KernelEventInput } from '../../src/events/event.schema.js'
 import { RECOVERY_REASON, recover } from '../../src/index.js'
-import { cancelledText, interruptedText } from '../../src/tools/result-text.js'
+import { cancelledText, interruptedText } from '../../src/events/unfinished-text.js'
 import { requested, stamp } from '../projections/events.js'
 
 const T = 'turn_1'

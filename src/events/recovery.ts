@@ -6,10 +6,13 @@
  * What the model is told follows the step table (src/events/tool-call.steps.ts): a call that
  * never started had no effect; one that started may have had its effect, and one whose tool
  * returned has, with whatever the log knows of its output.
+ *
+ * It lives in events/, below the kernel: `kernel.resume` and a session store's opening run it,
+ * and replay/ (which drives a kernel) sits above the kernel.
  */
-import { toolResultBlock, type KernelEvent, type KernelEventInput } from '../events/event.schema.js'
-import { advance, isPersisted, REQUESTED, type CallPosition } from '../events/tool-call.steps.js'
-import { cancelledText, interruptedText, ranUnrecordedText } from '../tools/result-text.js'
+import { toolResultBlock, type KernelEvent, type KernelEventInput } from './event.schema.js'
+import { advance, isPersisted, REQUESTED, type CallPosition } from './tool-call.steps.js'
+import { cancelledText, interruptedText, ranUnrecordedText } from './unfinished-text.js'
 
 export const RECOVERY_REASON = 'the session stopped unexpectedly (the process ended) before this call finished'
 

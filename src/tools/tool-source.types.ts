@@ -1,4 +1,8 @@
-import type { Tool } from '../tools/tool.types.js'
+/**
+ * A source of tools: part of the tool contract (it hands the kernel `Tool`s), so it lives beside
+ * it rather than in ports/, which declare capabilities and import nothing of the tools.
+ */
+import type { Tool } from './tool.types.js'
 
 /**
  * Where a source of tools stands: still connecting (its tools may appear later), ready, or failed

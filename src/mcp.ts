@@ -1,21 +1,25 @@
 /**
  * `toolkernel/mcp`: MCP servers as toolkernel tools, on the official v2 client. Optional: the
  * core never imports it, and `@modelcontextprotocol/client` is an optional peer dependency.
+ *
+ * This entry is the subpath's composition root, beside kernel.ts: it wires the SDK connection
+ * (adapters/mcp-connection.ts) into the pure source of src/mcp/. The adapter imports mcp/'s
+ * types, so mcp/ itself never imports the adapter.
  */
-import { openMcpConnection } from '../adapters/mcp-connection.js'
-import { parseMcpConfig, type McpConfig } from './config.js'
-import type { McpElicitHandler } from './elicitation.js'
-import { createMcpToolSource, type McpToolSource } from './source.js'
+import { openMcpConnection } from './adapters/mcp-connection.js'
+import { parseMcpConfig, type McpConfig } from './mcp/config.js'
+import type { McpElicitHandler } from './mcp/elicitation.js'
+import { createMcpToolSource, type McpToolSource } from './mcp/source.js'
 
-export { parseMcpConfig, type McpConfig, type McpServerConfig, type ParsedConfig } from './config.js'
-export type { McpElicitDecision, McpElicitHandler, McpElicitRequest } from './elicitation.js'
-export { McpCallError, type McpErrorCode } from './errors.js'
-export { flagsFor, type McpToolFlags, type McpToolHints } from './flags.js'
-export { allocateNames, MAX_TOOL_NAME, type McpNameEntry, type McpToolIdentity } from './names.js'
-export type { McpToolOutput } from './results.js'
-export { prepareSchema, type PreparedSchema } from './schema.js'
-export type { McpDiagnostic, McpServerStatus, McpToolSource } from './source.js'
-export type { McpTool, McpToolInfo } from './tool.js'
+export { parseMcpConfig, type McpConfig, type McpServerConfig, type ParsedConfig } from './mcp/config.js'
+export type { McpElicitDecision, McpElicitHandler, McpElicitRequest } from './mcp/elicitation.js'
+export { McpCallError, type McpErrorCode } from './mcp/errors.js'
+export { flagsFor, type McpToolFlags, type McpToolHints } from './mcp/flags.js'
+export { allocateNames, MAX_TOOL_NAME, type McpNameEntry, type McpToolIdentity } from './mcp/names.js'
+export type { McpToolOutput } from './mcp/results.js'
+export { prepareSchema, type PreparedSchema } from './mcp/schema.js'
+export type { McpDiagnostic, McpServerStatus, McpToolSource } from './mcp/source.js'
+export type { McpTool, McpToolInfo } from './mcp/tool.js'
 
 /** How toolkernel talks to the servers of a configuration. Every field has a default. */
 export interface McpOptions {

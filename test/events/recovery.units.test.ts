@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { toolResultBlock, type KernelEventInput } from '../../src/events/event.schema.js'
-import { RECOVERY_REASON, recover } from '../../src/replay/recovery.js'
-import { cancelledText, interruptedText, ranUnrecordedText } from '../../src/tools/result-text.js'
+import { RECOVERY_REASON, recover } from '../../src/events/recovery.js'
+import { cancelledText, interruptedText, ranUnrecordedText } from '../../src/events/unfinished-text.js'
 import { requested, result, stamp } from '../projections/events.js'
 
 const T = 'turn_1'
