@@ -78,6 +78,55 @@ describe('replaying a log with its own tools', () => {
     expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
   })
 
+  it('an input the log shows refused is refused again; its text, which only the schema could write, is left to the log', async () => {
+    const AddNote = buildTool({
+      name: 'AddNote',
+      description: () => 'Adds a note.',
+      inputSchema: z.object({ text: z.string().min(1) }),
+      isConcurrencySafe: () => true,
+      validateInput: ({ text }) => (text === 'secret' ? { result: false, message: 'no secrets' } : { result: true }),
+      call: async ({ text }) => `added ${text}`,
+    })
+    const kernel = testKernel([AddNote], {
+      permissions: { ask: ['AddNote'] },
+      // The user rewrites one call's input into one the schema refuses.
+      canUseTool: async ({ toolUseId }) =>
+        toolUseId === 'd' ? { behavior: 'allow', updatedInput: { text: 3 } } : { behavior: 'allow' },
+    })
+    await kernel.runTurn(
+      assistant(['a', 'AddNote', { text: 7 }], ['b', 'AddNote', { text: 'secret' }], ['c', 'AddNote', { text: 'ok' }]),
+    )
+    await kernel.runTurn(assistant(['d', 'AddNote', { text: 'rewritten' }], ['e', 'AddNote', { text: 7 }]))
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual(['AddNote'])
+
+    const result = await replay(events, { tools, inputNotChecked: standIns })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+    expect(result.notChecked?.map((item) => [item.toolUseId, item.tool, item.step])).toEqual([
+      ['a', 'AddNote', 'validate'],
+      ['d', 'AddNote', 'permission'],
+      ['e', 'AddNote', 'validate'],
+    ])
+    const rejected = events.find((e) => e.type === 'tool.rejected' && e.toolUseId === 'a')
+    expect(result.notChecked?.[0]).toMatchObject({
+      position: rejected?.seq,
+      message: (rejected as { message: string }).message,
+    })
+    // The validator's verdict ('b') is replayed from the log, as it is for the real tool: not listed.
+
+    // Without the option the texts are compared, and the stand-in's are not the schema's.
+    const strict = await replay(events, { tools })
+    expect(strict.ok ? 'ok' : strict.divergence.message).toMatch(
+      /the log has tool\.rejected .*Invalid input for AddNote/,
+    )
+    expect(strict.notChecked).toBeUndefined()
+    // With the real tool nothing is left to the log.
+    const real = await replay(events, { tools: [AddNote], inputNotChecked: [] })
+    expect(real.ok ? 'ok' : real.divergence.message).toBe('ok')
+    expect(real.notChecked).toEqual([])
+  })
+
   it("the version constant is package.json's", () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
     expect(TOOLKERNEL_VERSION).toBe(pkg.version)
