@@ -130,12 +130,19 @@ function notATool(value: unknown): string | undefined {
   return missing.length === 0 ? undefined : `it has no ${missing.join(', ')}`
 }
 
-export function inspectCommand(events: readonly KernelEvent[], at: number, out: Out): number {
+/**
+ * Each call's state after event `at` (a seq, as given on the command line), or after the last
+ * event when `at` is undefined: each call's final state.
+ */
+export function inspectCommand(events: readonly KernelEvent[], at: string | undefined, out: Out): number {
   const last = events.at(-1)?.seq ?? 0
-  if (!Number.isInteger(at) || at < 0 || at > last) throw new CliError(`--at must be an event number from 0 to ${last}`)
-  const event = events.find((e) => e.seq === at)
-  out(`After event ${at}${event !== undefined ? ` (${event.type})` : ''}:`)
-  const states = callStatesAt(events, at)
+  if (at !== undefined && !(/^\d+$/.test(at) && Number(at) <= last))
+    throw new CliError(`--at must be an event number from 0 to ${last}, got ${JSON.stringify(at)}`)
+  const seq = at === undefined ? last : Number(at)
+  const event = events.find((e) => e.seq === seq)
+  const end = at === undefined ? ', the end of the log' : ''
+  out(`After event ${seq}${event !== undefined ? ` (${event.type})` : ''}${end}:`)
+  const states = callStatesAt(events, seq)
   if (states.length === 0) out('  no tool calls yet')
   for (const s of states)
     out(`  ${s.toolUseId.padEnd(20)} ${s.tool.padEnd(10)} ${s.state.padEnd(24)} last: ${s.lastEvent}`)
