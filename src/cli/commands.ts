@@ -46,6 +46,9 @@ export async function replayCommand(
     out('')
     out(`(${standIns.join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`)
   }
+  // A module's tool the log never had is not used: say so, or a misspelt name passes unnoticed.
+  const unused = (given ?? []).filter((tool) => !tools.includes(tool)).map((tool) => tool.name)
+  if (unused.length > 0) out(`(--tools: ${unused.join(', ')} not among this log's tools, so not used)`)
   const result = await replay(events, { tools, inputNotChecked: standIns })
   out('')
   const notChecked = result.notChecked ?? []

@@ -94,6 +94,18 @@ describe('toolkernel replay --tools', () => {
     expect(code).toBe(1)
   })
 
+  it("says which of the module's tools the log never had, and so were not used", async () => {
+    const more = join(dir, 'more.tools.mjs')
+    writeFileSync(
+      more,
+      `import { tools as notes } from ${JSON.stringify(toolsModule)}\nexport const tools = [...notes, { ...notes[0], name: 'AddNtoe' }]\n`,
+    )
+    const { code, stdout } = await toolkernel(['replay', log, '--quiet', '--tools', more])
+    expect(stdout).toContain("(--tools: AddNtoe not among this log's tools, so not used)")
+    expect(stdout).toContain('every decision the same')
+    expect(code).toBe(0)
+  })
+
   it('says what is wrong with a module that is not a tools module', async () => {
     const missing = await toolkernel(['replay', log, '--tools', join(dir, 'nope.mjs')])
     expect(missing.code).toBe(2)
