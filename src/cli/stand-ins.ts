@@ -107,12 +107,14 @@ function answersOf(events: readonly KernelEvent[], name: string, names: Readonly
  * The result blocks the tool's own mapper made, by tool_use id in log order: calls the log shows
  * mapped (`tool.mapped`) and not persisted (`tool.budgeted`), so the block is the mapper's. The
  * stand-in gives them back instead of mapping anew: an app's mapper (every MCP tool has one) is
- * code the log does not have.
+ * code the log does not have. The hooks' context the kernel added after the mapper's content is
+ * taken off again: the kernel adds it anew in replay.
  */
 function mappedBlocksOf(events: readonly KernelEvent[], names: ReadonlySet<string>): Map<string, ToolResultBlock[]> {
   const calls = new Set<string>()
   const mapped = new Set<string>()
   const budgeted = new Set<string>()
+  const contexts = new Map<string, string[]>()
   const blocks = new Map<string, ToolResultBlock[]>()
   for (const e of events) {
     if (e.type === 'tool.requested' && names.has(e.name)) calls.add(callKey(e.turnId, e.toolUseId))
@@ -120,10 +122,22 @@ function mappedBlocksOf(events: readonly KernelEvent[], names: ReadonlySet<strin
     const key = callKey(e.turnId, e.toolUseId)
     if (e.type === 'tool.mapped') mapped.add(key)
     if (e.type === 'tool.budgeted') budgeted.add(key)
+    if (e.type === 'tool.hooked' && e.additionalContext !== undefined)
+      contexts.set(key, [...(contexts.get(key) ?? []), e.additionalContext])
     if (e.type === 'tool.result' && mapped.has(key) && !budgeted.has(key))
-      blocks.set(e.toolUseId, [...(blocks.get(e.toolUseId) ?? []), e.block])
+      blocks.set(e.toolUseId, [...(blocks.get(e.toolUseId) ?? []), withoutContext(e.block, contexts.get(key) ?? [])])
   }
   return blocks
+}
+
+/** `block` without the hook context parts the kernel appended for `contexts` (see withContext). */
+function withoutContext(block: ToolResultBlock, contexts: readonly string[]): ToolResultBlock {
+  if (contexts.length === 0 || typeof block.content === 'string') return block
+  const added = contexts.map((context) => `Context from a hook:\n${context}`)
+  const kept = block.content.length - added.length
+  const tail = block.content.slice(kept)
+  const matches = kept >= 0 && tail.every((part, i) => part.type === 'text' && part.text === added[i])
+  return matches ? { ...block, content: block.content.slice(0, kept) } : block
 }
 
 /**

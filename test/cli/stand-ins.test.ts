@@ -127,6 +127,30 @@ describe('replaying a log with its own tools', () => {
     expect(real.notChecked).toEqual([])
   })
 
+  it("a hook's added context is not added twice: the stand-in gives back the mapper's block, without it", async () => {
+    const Lookup = buildTool({
+      name: 'Lookup',
+      description: () => 'Looks a key up.',
+      inputSchema: z.object({ key: z.string() }),
+      isConcurrencySafe: () => true,
+      call: async ({ key }) => `value of ${key}`,
+    })
+    const context = (text: string) => ({
+      hooks: [
+        { type: 'function' as const, name: text, fn: () => ({ hookSpecificOutput: { additionalContext: text } }) },
+      ],
+    })
+    const kernel = testKernel([Lookup], {
+      hooks: { PreToolUse: [context('before')], PostToolUse: [context('after')] },
+    })
+    await kernel.runTurn(assistant(['a', 'Lookup', { key: 'x' }]))
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual(['Lookup'])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+  })
+
   it("the version constant is package.json's", () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
     expect(TOOLKERNEL_VERSION).toBe(pkg.version)
