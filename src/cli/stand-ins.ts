@@ -52,11 +52,26 @@ export function toolsForReplay(
   return { tools, standIns: stood }
 }
 
+/**
+ * Stand-ins for the tools an older log (no session.configured) shows the session had: each one a
+ * call found (`tool.parsed`), and each one a call was queued for as a known tool — a call cut
+ * off by an abort before its parse step still names a tool that existed.
+ */
 export function standIns(events: readonly KernelEvent[], known: readonly Tool[]): Tool[] {
   const have = new Set(known.flatMap((t) => [t.name, ...t.aliases]))
-  const parsed = new Set<string>()
-  for (const e of events) if (e.type === 'tool.parsed') parsed.add(e.tool)
-  return [...parsed].filter((name) => !have.has(name)).map((name) => standIn(events, name))
+  const existed = new Set<string>()
+  const aliases = new Set<string>()
+  const requested = new Map<string, string>()
+  for (const e of events) {
+    if (!('toolUseId' in e)) continue
+    const name = requested.get(callKey(e.turnId, e.toolUseId))
+    if (e.type === 'tool.requested') requested.set(callKey(e.turnId, e.toolUseId), e.name)
+    if (e.type === 'tool.parsed') existed.add(e.tool)
+    // A name the parse step resolved to another tool is that tool's alias, not a tool of its own.
+    if (e.type === 'tool.parsed' && name !== undefined && name !== e.tool) aliases.add(name)
+    if (e.type === 'tool.queued' && name !== undefined && e.reason !== 'unknown tool') existed.add(name)
+  }
+  return [...existed].filter((name) => !have.has(name) && !aliases.has(name)).map((name) => standIn(events, name))
 }
 
 /** A tool as session.configured recorded it (see ToolManifest). */

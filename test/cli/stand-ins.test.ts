@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { toolsForReplay } from '../../src/cli/stand-ins.js'
-import { buildTool, builtinTools, replay } from '../../src/index.js'
+import { buildTool, builtinTools, parseJsonl, replay } from '../../src/index.js'
 import { TOOLKERNEL_VERSION } from '../../src/version.js'
 import { assistant, testKernel } from '../helpers.js'
 import { readFileSync } from 'node:fs'
@@ -147,6 +147,15 @@ describe('replaying a log with its own tools', () => {
     const events = kernel.log.read()
     const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
     expect(standIns).toEqual(['Lookup'])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+  })
+
+  it('an older log (no session.configured) has a stand-in for a tool whose only call an abort cut off before its parse', async () => {
+    const { events } = parseJsonl(readFileSync(new URL('../fixtures/logs/abort.jsonl', import.meta.url), 'utf8'))
+    expect(events.some((e) => e.type === 'session.configured')).toBe(false)
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual(['Slow', 'Writer'])
     const result = await replay(events, { tools })
     expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
   })
