@@ -46,6 +46,10 @@ export async function replayCommand(
     out('')
     out(`(${standIns.join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`)
   }
+  if (given === undefined && !events.some((e) => e.type === 'session.configured'))
+    out(
+      "(the log is older than session.configured: the session's tools are guessed from its calls, and what a guess gets wrong shows as a divergence; pass --tools for a faithful replay)",
+    )
   // A module's tool the log never had is not used: say so, or a misspelt name passes unnoticed.
   const unused = (given ?? []).filter((tool) => !tools.includes(tool)).map((tool) => tool.name)
   if (unused.length > 0) out(`(--tools: ${unused.join(', ')} not among this log's tools, so not used)`)

@@ -78,6 +78,15 @@ describe('toolkernel replay without --tools', () => {
     expect(stdout).toMatch(/Determinism check: DIVERGENCE in turn \S+ at event \d+: the log has turn\.completed/)
     expect(code).toBe(1)
   })
+
+  it('says when a log is too old to name its tools, so that stand-ins are a guess', async () => {
+    const old = new URL('../fixtures/logs/abort.jsonl', import.meta.url).pathname
+    const { stdout } = await toolkernel(['replay', old, '--quiet'])
+    expect(stdout).toContain(
+      "(the log is older than session.configured: the session's tools are guessed from its calls",
+    )
+    expect((await toolkernel(['replay', log, '--quiet'])).stdout).not.toContain('older than session.configured')
+  })
 })
 
 describe('toolkernel replay --tools', () => {
