@@ -8,6 +8,7 @@ import { callStatesAt, projectStats } from '../projections/stats.projection.js'
 import { projectTimeline } from '../projections/timeline.projection.js'
 import { timelineHtml } from '../projections/timeline-html.projection.js'
 import type { Tool } from '../tools/tool.types.js'
+import type { NotChecked } from '../replay/not-checked.js'
 import { CliError } from './load-log.js'
 
 /** Writes one line to the terminal (main escapes every control character in it, newlines too). */
@@ -45,16 +46,56 @@ export async function replayCommand(
     out('')
     out(`(${standIns.join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`)
   }
-  const result = await replay(events, { tools })
+  if (given === undefined && !events.some((e) => e.type === 'session.configured'))
+    out(
+      "(the log is older than session.configured: the session's tools are guessed from its calls, and what a guess gets wrong shows as a divergence; pass --tools for a faithful replay)",
+    )
+  // A module's tool the log never had is not used: say so, or a misspelt name passes unnoticed.
+  const unused = (given ?? []).filter((tool) => !tools.includes(tool)).map((tool) => tool.name)
+  if (unused.length > 0) out(`(--tools: ${unused.join(', ')} not among this log's tools, so not used)`)
+  const result = await replay(events, { tools, inputNotChecked: standIns })
   out('')
-  if (result.ok) {
-    out(`Determinism check: ok — ${result.turns} turn(s) re-executed, every decision the same.`)
-    return 0
+  const notChecked = result.notChecked ?? []
+  reportNotChecked(notChecked, out)
+  if (!result.ok) {
+    out(`Determinism check: DIVERGENCE in turn ${result.divergence.turnId} ${result.divergence.message}`)
+    return 1
   }
-  out(`Determinism check: DIVERGENCE in turn ${result.divergence.turnId} ${result.divergence.message}`)
-  return 1
+  const left = notChecked.length
+  out(
+    left === 0
+      ? `Determinism check: ok — ${result.turns} turn(s) re-executed, every decision the same.`
+      : `Determinism check: ok — checked what could be checked: ${result.turns} turn(s) re-executed, every decision checked the same; ${left} input check(s) left to the log.`,
+  )
+  // Exit 0 either way: nothing that was checked diverged, and what was not is listed above.
+  return 0
 }
 
+const CHECKED_AT: Record<string, string> = {
+  validate: 'input validation',
+  preHook: "input validation of a pre-hook's rewritten input",
+  permission: "input validation of a permission answer's rewritten input",
+}
+
+/** The input checks the stand-ins could not make, one line each, with what the log says they found. */
+function reportNotChecked(items: readonly NotChecked[], out: Out): void {
+  if (items.length === 0) return
+  out('Not checked — pass --tools to check:')
+  for (const item of items) {
+    const found = item.message.replace(/\s*\n\s*/g, ' ')
+    const shown = found.length > 200 ? `${found.slice(0, 200)}…` : found
+    const check = CHECKED_AT[item.step] ?? `input validation (${item.step})`
+    out(
+      `  not checked: ${item.toolUseId} ${item.tool} (turn ${item.turnId}, event ${item.position}): ${check} — the log says: ${shown}`,
+    )
+  }
+  out('')
+}
+
+/**
+ * The app's real tools, from a module that exports them: `export const tools = [...]` (or a
+ * default export of the array), each made with buildTool.
+ */
 async function loadTools(path: string): Promise<Tool[]> {
   let module: { tools?: unknown; default?: unknown }
   try {
@@ -63,16 +104,52 @@ async function loadTools(path: string): Promise<Tool[]> {
     throw new CliError(`cannot load tools from ${path}: ${(error as Error).message}`)
   }
   const tools = module.tools ?? module.default
-  if (!Array.isArray(tools)) throw new CliError(`${path} must export \`tools\` (an array of tools made with buildTool)`)
+  if (!Array.isArray(tools))
+    throw new CliError(
+      `${path} must export \`tools\`, an array of tools made with buildTool (export const tools = [...]); it exports ${exportsOf(module)}`,
+    )
+  tools.forEach((tool: unknown, i) => {
+    const problem = notATool(tool)
+    if (problem !== undefined) {
+      const name =
+        typeof (tool as { name?: unknown } | null)?.name === 'string'
+          ? ` (${JSON.stringify((tool as { name: string }).name)})`
+          : ''
+      throw new CliError(`${path}: tools[${i}]${name} is not a tool made with buildTool: ${problem}`)
+    }
+  })
   return tools as Tool[]
 }
 
-export function inspectCommand(events: readonly KernelEvent[], at: number, out: Out): number {
+function exportsOf(module: object): string {
+  const names = Object.keys(module)
+  return names.length === 0 ? 'nothing' : names.join(', ')
+}
+
+/** What a tool made with buildTool has and `value` lacks, or undefined. */
+function notATool(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return `it is ${value === null ? 'null' : typeof value}`
+  const tool = value as Record<string, unknown>
+  if (typeof tool.name !== 'string') return 'it has no name'
+  const missing = ['call', 'checkPermissions', 'isConcurrencySafe', 'mapToolResultToToolResultBlockParam'].filter(
+    (key) => typeof tool[key] !== 'function',
+  )
+  return missing.length === 0 ? undefined : `it has no ${missing.join(', ')}`
+}
+
+/**
+ * Each call's state after event `at` (a seq, as given on the command line), or after the last
+ * event when `at` is undefined: each call's final state.
+ */
+export function inspectCommand(events: readonly KernelEvent[], at: string | undefined, out: Out): number {
   const last = events.at(-1)?.seq ?? 0
-  if (!Number.isInteger(at) || at < 0 || at > last) throw new CliError(`--at must be an event number from 0 to ${last}`)
-  const event = events.find((e) => e.seq === at)
-  out(`After event ${at}${event !== undefined ? ` (${event.type})` : ''}:`)
-  const states = callStatesAt(events, at)
+  if (at !== undefined && !(/^\d+$/.test(at) && Number(at) <= last))
+    throw new CliError(`--at must be an event number from 0 to ${last}, got ${JSON.stringify(at)}`)
+  const seq = at === undefined ? last : Number(at)
+  const event = events.find((e) => e.seq === seq)
+  const end = at === undefined ? ', the end of the log' : ''
+  out(`After event ${seq}${event !== undefined ? ` (${event.type})` : ''}${end}:`)
+  const states = callStatesAt(events, seq)
   if (states.length === 0) out('  no tool calls yet')
   for (const s of states)
     out(`  ${s.toolUseId.padEnd(20)} ${s.tool.padEnd(10)} ${s.state.padEnd(24)} last: ${s.lastEvent}`)

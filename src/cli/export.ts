@@ -7,14 +7,10 @@ import { parseArgs } from 'node:util'
 import { EVENT_VERSION, type KernelEvent } from '../events/event.schema.js'
 import { projectTelemetry, type TelemetryOptions } from '../projections/telemetry.projection.js'
 import { recover } from '../events/recovery.js'
+import { argumentProblem } from './arguments.js'
+import { EXPORT_HELP } from './help.js'
 import { CliError, loadEvents } from './load-log.js'
 import type { exportToOtlp as ExportToOtlp } from '../adapters/otlp-export.js'
-
-export const EXPORT_HELP = `  export <log> [--otlp URL] [--chrome-trace FILE] [--session ID] [--content]
-               [--header NAME=VALUE]… [--skip-corrupt]
-                      the log's tool calls as OpenTelemetry spans: sent to an OTLP/HTTP
-                      receiver (--otlp http://127.0.0.1:4318) and/or written as a Chrome
-                      trace (open in ui.perfetto.dev); --content adds arguments and results`
 
 const OTLP_PACKAGES =
   '@opentelemetry/api @opentelemetry/sdk-trace-base @opentelemetry/resources @opentelemetry/exporter-trace-otlp-http'
@@ -26,7 +22,6 @@ const OPTIONS = {
   content: { type: 'boolean' },
   header: { type: 'string', multiple: true },
   'skip-corrupt': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 /** Runs the command; returns the exit code (2 for a usage error, 1 when the receiver fails). */
@@ -39,17 +34,13 @@ export async function exportCommand(
   try {
     parsed = parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true })
   } catch (error) {
-    err(`toolkernel export: ${(error as Error).message}`)
+    err(`toolkernel export: ${argumentProblem('export', error as Error)}`)
     return 2
   }
   const { values, positionals } = parsed
-  if (values.help === true) {
-    out(`usage:\n${EXPORT_HELP}`)
-    return 0
-  }
   const usage = usageError(positionals, values)
   if (usage !== undefined) {
-    err(`toolkernel export: ${usage}\n\nusage:\n${EXPORT_HELP}`)
+    err(`toolkernel export: ${usage}\n\n${EXPORT_HELP}`)
     return 2
   }
   try {

@@ -1,35 +1,16 @@
 #!/usr/bin/env node
 /** The `toolkernel` command. */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { argumentProblem } from './arguments.js'
+import { COMMAND_HELP, HELP } from './help.js'
 import { CliError, loadEvents } from './load-log.js'
 import { safeForTerminal } from './terminal.js'
-
-const HELP = `usage: toolkernel <command> [options]
-
-commands:
-  demo [--stream] [--log PATH]
-                      run a scripted turn through the kernel and print what happened;
-                      --stream replays a recorded model stream, then interrupts a turn
-                      (writes the event log to PATH, default .toolkernel/demo.jsonl)
-  replay <log> [--tools MODULE] [--quiet] [--skip-corrupt]
-                      timeline, projected messages, and a determinism check that re-executes
-                      the log; exit code 1 on divergence
-  inspect <log> --at N
-                      each call's state after event N
-  stats <log>         counts, time queued and running, error classes
-  timeline <log> [--html FILE]
-                      the timeline as text, or as a self-contained HTML page
-  export <log> --otlp URL | --chrome-trace FILE
-                      the tool calls as OpenTelemetry spans, to an OTLP/HTTP receiver or
-                      a Chrome/Perfetto trace file (toolkernel export --help for more)
-  help                show this text
-`
 
 /**
  * Runs one command. What it prints comes from logs, models and tools, so `out` and `err` get it
  * only through `safeForTerminal`: here, at the boundary, where no call site can forget it. The
  * log commands print one line per `out` call (their newlines are escaped too, so a log cannot
- * forge lines); the demo and `err` keep the line breaks of their text.
+ * forge lines); the demo, the help texts and `err` keep the line breaks of their text.
  */
 export async function main(
   argv: readonly string[],
@@ -40,9 +21,14 @@ export async function main(
   const line = (text: string) => write(safeForTerminal(text))
   const err = (text: string) => writeErr(safeForTerminal(text, { newlines: true }))
   const [command, ...rest] = argv
+  if (command !== undefined && COMMAND_HELP[command] !== undefined && asksForHelp(rest)) {
+    out(COMMAND_HELP[command])
+    return 0
+  }
   switch (command) {
     case 'demo': {
       const parsed = parse(
+        command,
         rest,
         { log: { type: 'string', default: '.toolkernel/demo.jsonl' }, stream: { type: 'boolean', default: false } },
         err,
@@ -60,8 +46,9 @@ export async function main(
       return logCommand(command, rest, line, err)
     case 'export':
       return (await import('./export.js')).exportCommand(rest, line, err)
-    case undefined:
     case 'help':
+      return helpCommand(rest, out, err)
+    case undefined:
     case '--help':
     case '-h':
       out(HELP)
@@ -72,37 +59,73 @@ export async function main(
   }
 }
 
+/** `--help` or `-h` among the arguments (before a `--`, after which everything is positional). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--')
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h')
+}
+
+function helpCommand(args: readonly string[], out: (text: string) => void, err: (text: string) => void): number {
+  const [topic, ...extra] = args
+  if (topic === undefined || topic === 'help') {
+    out(HELP)
+    return 0
+  }
+  const text = COMMAND_HELP[topic]
+  if (text === undefined || extra.length > 0) {
+    err(`toolkernel help: ${text === undefined ? `no command "${topic}"` : 'name one command'}\n\n${HELP}`)
+    return 2
+  }
+  out(text)
+  return 0
+}
+
+const SKIP_CORRUPT = { 'skip-corrupt': { type: 'boolean' } } as const
+
+type LogCommand = 'replay' | 'inspect' | 'stats' | 'timeline'
+
+/** The options each log command takes, and no other. */
+const LOG_OPTIONS: Record<LogCommand, NonNullable<ParseArgsConfig['options']>> = {
+  replay: { tools: { type: 'string' }, quiet: { type: 'boolean' }, ...SKIP_CORRUPT },
+  inspect: { at: { type: 'string' }, ...SKIP_CORRUPT },
+  stats: { ...SKIP_CORRUPT },
+  timeline: { html: { type: 'string' }, ...SKIP_CORRUPT },
+}
+
+type Values = ReturnType<typeof parseArgs>['values']
+
 async function logCommand(
-  command: string,
+  command: LogCommand,
   args: string[],
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof LOG_OPTIONS; allowPositionals: true; strict: true }>>
+  let parsed: { values: Values; positionals: string[] }
   try {
-    parsed = parseArgs({ args, options: LOG_OPTIONS, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args, options: LOG_OPTIONS[command], allowPositionals: true, strict: true })
   } catch (error) {
-    err(`toolkernel ${command}: ${(error as Error).message}`)
+    err(`toolkernel ${command}: ${argumentProblem(command, error as Error)}`)
     return 2
   }
   const [path, ...extra] = parsed.positionals
   if (path === undefined || extra.length > 0) {
-    err(`toolkernel ${command}: give exactly one log file\n\n${HELP}`)
+    const problem = path === undefined ? 'give a log file' : `give one log file, not ${parsed.positionals.length}`
+    err(`toolkernel ${command}: ${problem}\n\n${COMMAND_HELP[command]}`)
     return 2
   }
+  const values = parsed.values
   try {
     const { replayCommand, inspectCommand, statsCommand, timelineCommand } = await import('./commands.js')
-    const events = await loadEvents(path, { skipCorrupt: parsed.values['skip-corrupt'] === true, err })
+    const events = await loadEvents(path, { skipCorrupt: values['skip-corrupt'] === true, err })
     switch (command) {
       case 'replay':
-        return await replayCommand(events, { tools: parsed.values.tools, quiet: parsed.values.quiet === true }, out)
+        return await replayCommand(events, { tools: stringOf(values.tools), quiet: values.quiet === true }, out)
       case 'inspect':
-        if (parsed.values.at === undefined) throw new CliError('inspect needs --at N (an event number)')
-        return inspectCommand(events, Number(parsed.values.at), out)
+        return inspectCommand(events, stringOf(values.at), out)
       case 'stats':
         return statsCommand(events, out)
       default:
-        return timelineCommand(events, parsed.values.html, path, out)
+        return timelineCommand(events, stringOf(values.html), path, out)
     }
   } catch (error) {
     if (!(error instanceof CliError)) throw error
@@ -111,19 +134,18 @@ async function logCommand(
   }
 }
 
-const LOG_OPTIONS = {
-  tools: { type: 'string' },
-  quiet: { type: 'boolean' },
-  'skip-corrupt': { type: 'boolean' },
-  at: { type: 'string' },
-  html: { type: 'string' },
-} as const
+const stringOf = (value: Values[string]): string | undefined => (typeof value === 'string' ? value : undefined)
 
-function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, err: (line: string) => void) {
+function parse(
+  command: string,
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  err: (line: string) => void,
+) {
   try {
     return parseArgs({ args, options, allowPositionals: false, strict: true }).values
   } catch (error) {
-    err(`toolkernel: ${(error as Error).message}`)
+    err(`toolkernel ${command}: ${argumentProblem(command, error as Error)}`)
     return undefined
   }
 }

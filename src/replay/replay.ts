@@ -24,6 +24,7 @@ import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
 import { TelemetrySafeError } from '../events/error-class.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
+import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]
@@ -38,6 +39,13 @@ export interface ReplayOptions {
    * untrusted one must not print whatever file it names. An app with its own store passes its own.
    */
   readResult?: (path: string) => string | undefined
+  /**
+   * Tools replayed without their schema (stand-ins built from the log): where the log shows one
+   * rejected an input (`invalid_input`), the tool must reject it again, but the rejection's text —
+   * which only the schema could write — is the log's, not compared, and listed in the result's
+   * `notChecked` (present when this option is given).
+   */
+  inputNotChecked?: readonly string[]
 }
 
 export interface Divergence {
@@ -56,8 +64,15 @@ export interface Divergence {
  * `projectTelemetry(result.log, { replayed: true })` for spans marked as replayed).
  */
 export type ReplayResult =
-  | { ok: true; turns: number; events: number; log: readonly KernelEvent[] }
-  | { ok: false; turns: number; divergence: Divergence; log: readonly KernelEvent[] }
+  | { ok: true; turns: number; events: number; log: readonly KernelEvent[]; notChecked?: readonly NotChecked[] }
+  | {
+      ok: false
+      turns: number
+      divergence: Divergence
+      log: readonly KernelEvent[]
+      /** With `inputNotChecked`: the checks left to the log before the divergence. */
+      notChecked?: readonly NotChecked[]
+    }
 
 /**
  * Whether the log was written by toolkernel before 0.2, whose scheduler heard of a finished call
@@ -85,7 +100,7 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     const at = events.find((e) => e.seq === order.seq)
     const divergence = { position: order.seq, turnId: at?.turnId ?? '', expected: at, actual: undefined }
     const message = `the log is out of order: ${order.problem}`
-    return { ok: false, turns: 0, divergence: { ...divergence, message }, log: [] }
+    return { ok: false, turns: 0, divergence: { ...divergence, message }, log: [], ...reported([], options) }
   }
   const turnIds = events.filter((e) => e.type === 'turn.started').map((e) => e.turnId)
   // Each turn gets its own recording and gates: a tool_use id may come back in a later turn.
@@ -136,6 +151,8 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     { legacyDispatch: writtenBefore02(configured) },
   )
   const turns = groupTurns(events)
+  const unchecked = new Set(options.inputNotChecked ?? [])
+  const notChecked: NotChecked[] = []
   // The engine decides nothing before its shell grammar is loaded; the walk must not start earlier.
   await kernel.ready()
   for (const turnEvents of turns) {
@@ -145,10 +162,24 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
     now.gates = new Gates()
     now.activity = new Activity()
     await replayTurn(kernel, turnEvents, now)
-    const divergence = compare(recordedPart(turnEvents), kernel.log.read())
-    if (divergence !== undefined) return { ok: false, turns: turns.length, divergence, log: kernel.log.read() }
+    const given = inputRejections(recordedPart(turnEvents), unchecked)
+    const divergence = compare(recordedPart(turnEvents), kernel.log.read(), new Set(given.map((g) => g.toolUseId)))
+    notChecked.push(...given.filter((g) => divergence === undefined || g.position < divergence.position))
+    if (divergence !== undefined)
+      return { ok: false, turns: turns.length, divergence, log: kernel.log.read(), ...reported(notChecked, options) }
   }
-  return { ok: true, turns: turns.length, events: events.length, log: kernel.log.read() }
+  return {
+    ok: true,
+    turns: turns.length,
+    events: events.length,
+    log: kernel.log.read(),
+    ...reported(notChecked, options),
+  }
+}
+
+/** `notChecked` for a caller that named tools whose input checks replay cannot make; nothing otherwise. */
+function reported(notChecked: NotChecked[], options: ReplayOptions): { notChecked?: readonly NotChecked[] } {
+  return options.inputNotChecked === undefined ? {} : { notChecked }
 }
 
 /** The app's registrations and removals recorded for this turn, made again before it starts. */
@@ -500,9 +531,12 @@ function withoutEnvelope(event: KernelEvent): KernelEventInput {
   return input as KernelEventInput
 }
 
-/** Events as the engine decides them: without the envelope, keys in a canonical order. */
-function normal(event: KernelEvent | KernelEventInput): string {
-  const rest = withoutEnvelope(event as KernelEvent)
+/**
+ * Events as the engine decides them: without the envelope, keys in a canonical order, and without
+ * the texts the log was taken at its word for (`given`: calls whose input check was not made).
+ */
+function normal(event: KernelEvent | KernelEventInput, given: ReadonlySet<string> = new Set()): string {
+  const rest = withoutGivenText(withoutEnvelope(event as KernelEvent), given)
   // The configuration a turn ran with is an input, not a decision: a changed rule shows where it changes one.
   if (rest.type === 'turn.started') {
     delete (rest as { permissions?: unknown }).permissions
@@ -515,7 +549,11 @@ function normal(event: KernelEvent | KernelEventInput): string {
   return canonicalJson(rest)
 }
 
-function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEvent[]): Divergence | undefined {
+function compare(
+  recorded: readonly KernelEvent[],
+  replayed: readonly KernelEvent[],
+  given: ReadonlySet<string>,
+): Divergence | undefined {
   const turnId = recorded[0]?.turnId ?? ''
   // The session's configuration is input to replay, not a decision of the engine.
   const decided = (e: KernelEvent) => e.type !== 'session.configured'
@@ -526,7 +564,7 @@ function compare(recorded: readonly KernelEvent[], replayed: readonly KernelEven
   for (let k = 0; k < Math.max(was.length, now.length); k++) {
     const expected = was[k]
     const actual = now[k]
-    if (expected !== undefined && actual !== undefined && normal(expected) === normal(actual)) continue
+    if (expected !== undefined && actual !== undefined && normal(expected, given) === normal(actual, given)) continue
     const position = expected?.seq ?? (was.at(-1)?.seq ?? 0) + 1
     return { position, turnId, expected, actual, message: describeDivergence(position, expected, actual) }
   }

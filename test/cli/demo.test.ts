@@ -69,7 +69,9 @@ describe('toolkernel demo', () => {
     })
     await expect(run('node', [bin, 'demo', '--nope'])).rejects.toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("Unknown option '--nope'"),
+      stderr: expect.stringContaining(
+        "toolkernel demo: unknown option '--nope' (toolkernel demo --help lists its options)",
+      ),
     })
   })
 })

@@ -55,7 +55,31 @@ describe('toolkernel inspect, stats, timeline', () => {
     expect(stdout).toMatch(/^After event 10 \(/)
     expect(stdout).toMatch(/toolu_01_grep\s+Grep\s+/)
     expect((await fail(['inspect', log, '--at', '99999'])).stderr).toMatch(/--at must be an event number from 0 to \d+/)
-    expect((await fail(['inspect', log])).stderr).toMatch(/inspect needs --at N/)
+  })
+
+  it('inspect without --at shows each call in its final state', async () => {
+    const last = readFileSync(log, 'utf8').trim().split('\n').length - 1
+    const { stdout } = await run('node', [bin, 'inspect', log])
+    expect(stdout).toMatch(new RegExp(`^After event ${last} \\(turn\\.completed\\), the end of the log:\n`))
+    expect(stdout.match(/^ {2}toolu_\S+ .* done \(\w+\)/gm)).toHaveLength(11)
+    const atLast = await run('node', [bin, 'inspect', log, '--at', String(last)])
+    expect(stdout.replace(', the end of the log:', ':')).toBe(atLast.stdout)
+  })
+
+  it('inspect refuses an --at that is not an event number; a command refuses an option it does not take', async () => {
+    for (const at of ['', '1.5', '0x10', '-1', 'last']) {
+      const error = await fail(['inspect', log, `--at=${at}`])
+      expect(error.stderr).toContain(`toolkernel inspect: --at must be an event number from 0 to `)
+      expect(error.stderr).toContain(`, got ${JSON.stringify(at)}`)
+      expect(error.code).toBe(2)
+    }
+    const stray = await fail(['stats', log, '--at', '3'])
+    expect(stray.stderr).toMatch(
+      /^toolkernel stats: unknown option '--at' \(toolkernel stats --help lists its options\)/,
+    )
+    expect(stray.code).toBe(2)
+    const none = await fail(['stats'])
+    expect(none.stderr).toMatch(/^toolkernel stats: give a log file\n\nusage: toolkernel stats <log>/)
   })
 
   it('stats counts outcomes, tools and error classes, and splits time into queue wait and execution', async () => {

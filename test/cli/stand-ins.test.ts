@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { toolsForReplay } from '../../src/cli/stand-ins.js'
-import { buildTool, builtinTools, replay } from '../../src/index.js'
+import { buildTool, builtinTools, parseJsonl, replay } from '../../src/index.js'
 import { TOOLKERNEL_VERSION } from '../../src/version.js'
 import { assistant, testKernel } from '../helpers.js'
 import { readFileSync } from 'node:fs'
@@ -74,6 +74,88 @@ describe('replaying a log with its own tools', () => {
     const events = kernel.log.read()
     const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
     expect(standIns).toEqual([Shout.name])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+  })
+
+  it('an input the log shows refused is refused again; its text, which only the schema could write, is left to the log', async () => {
+    const AddNote = buildTool({
+      name: 'AddNote',
+      description: () => 'Adds a note.',
+      inputSchema: z.object({ text: z.string().min(1) }),
+      isConcurrencySafe: () => true,
+      validateInput: ({ text }) => (text === 'secret' ? { result: false, message: 'no secrets' } : { result: true }),
+      call: async ({ text }) => `added ${text}`,
+    })
+    const kernel = testKernel([AddNote], {
+      permissions: { ask: ['AddNote'] },
+      // The user rewrites one call's input into one the schema refuses.
+      canUseTool: async ({ toolUseId }) =>
+        toolUseId === 'd' ? { behavior: 'allow', updatedInput: { text: 3 } } : { behavior: 'allow' },
+    })
+    await kernel.runTurn(
+      assistant(['a', 'AddNote', { text: 7 }], ['b', 'AddNote', { text: 'secret' }], ['c', 'AddNote', { text: 'ok' }]),
+    )
+    await kernel.runTurn(assistant(['d', 'AddNote', { text: 'rewritten' }], ['e', 'AddNote', { text: 7 }]))
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual(['AddNote'])
+
+    const result = await replay(events, { tools, inputNotChecked: standIns })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+    expect(result.notChecked?.map((item) => [item.toolUseId, item.tool, item.step])).toEqual([
+      ['a', 'AddNote', 'validate'],
+      ['d', 'AddNote', 'permission'],
+      ['e', 'AddNote', 'validate'],
+    ])
+    const rejected = events.find((e) => e.type === 'tool.rejected' && e.toolUseId === 'a')
+    expect(result.notChecked?.[0]).toMatchObject({
+      position: rejected?.seq,
+      message: (rejected as { message: string }).message,
+    })
+    // The validator's verdict ('b') is replayed from the log, as it is for the real tool: not listed.
+
+    // Without the option the texts are compared, and the stand-in's are not the schema's.
+    const strict = await replay(events, { tools })
+    expect(strict.ok ? 'ok' : strict.divergence.message).toMatch(
+      /the log has tool\.rejected .*Invalid input for AddNote/,
+    )
+    expect(strict.notChecked).toBeUndefined()
+    // With the real tool nothing is left to the log.
+    const real = await replay(events, { tools: [AddNote], inputNotChecked: [] })
+    expect(real.ok ? 'ok' : real.divergence.message).toBe('ok')
+    expect(real.notChecked).toEqual([])
+  })
+
+  it("a hook's added context is not added twice: the stand-in gives back the mapper's block, without it", async () => {
+    const Lookup = buildTool({
+      name: 'Lookup',
+      description: () => 'Looks a key up.',
+      inputSchema: z.object({ key: z.string() }),
+      isConcurrencySafe: () => true,
+      call: async ({ key }) => `value of ${key}`,
+    })
+    const context = (text: string) => ({
+      hooks: [
+        { type: 'function' as const, name: text, fn: () => ({ hookSpecificOutput: { additionalContext: text } }) },
+      ],
+    })
+    const kernel = testKernel([Lookup], {
+      hooks: { PreToolUse: [context('before')], PostToolUse: [context('after')] },
+    })
+    await kernel.runTurn(assistant(['a', 'Lookup', { key: 'x' }]))
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual(['Lookup'])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+  })
+
+  it('an older log (no session.configured) has a stand-in for a tool whose only call an abort cut off before its parse', async () => {
+    const { events } = parseJsonl(readFileSync(new URL('../fixtures/logs/abort.jsonl', import.meta.url), 'utf8'))
+    expect(events.some((e) => e.type === 'session.configured')).toBe(false)
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual(['Slow', 'Writer'])
     const result = await replay(events, { tools })
     expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
   })
