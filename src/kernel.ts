@@ -21,7 +21,7 @@ import { KernelPool } from './tools/pool/kernel-pool.js'
 import { poolSnapshot, type PoolSnapshot } from './tools/pool/assemble-pool.js'
 import { checkDeferralOptions, type DeferralOptions } from './tools/pool/threshold.js'
 import type { ToolSource } from './ports/tool-source.port.js'
-import { provideToolCallMachine } from './actors/tool-call/tool-call.actor.js'
+import { provideToolCallMachine, type CallObserver } from './actors/tool-call/tool-call.actor.js'
 import { startTurn, type TurnControl } from './actors/turn/turn.js'
 import type { EarlyStart, Turn, TurnResult } from './actors/turn/turn.types.js'
 import { recover } from './replay/recovery.js'
@@ -215,7 +215,7 @@ export function createKernel(options: KernelOptions): Kernel {
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
-  internal: { legacyDispatch?: boolean } = {},
+  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver } = {},
 ): KernelInternals {
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
@@ -241,7 +241,7 @@ export function createKernelInternals(
   })
   const services = buildServices(options, config, log, { clock, ids }, () => offeredNames(pool))
   const grammar = loadShellGrammar(config.registry)
-  const machine = provideToolCallMachine()
+  const machine = provideToolCallMachine(internal.observeCalls)
   const turnDeps = () => ({
     ready: installedBashParser() === undefined ? grammar : undefined,
     logFailure: () => log.failure,

@@ -27,6 +27,11 @@ export interface StepRow {
   readonly afterCall: boolean
   /** What a call in this step is doing, for inspect and the timeline. */
   readonly doing: string
+  /**
+   * Where the step's events can take the call (`advance` never goes elsewhere: a test checks it).
+   * The step itself means it decided part of its work and runs again (call: started, then ran).
+   */
+  readonly next: readonly Step[]
 }
 
 export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
@@ -37,6 +42,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['unknown_tool', 'tool_disabled'],
     afterCall: false,
     doing: 'finding the tool',
+    next: ['validate', 'map'],
   },
   validate: {
     closedBy: 'tool.validated',
@@ -45,6 +51,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['invalid_json', 'not_an_object', 'invalid_input', 'validate_input'],
     afterCall: false,
     doing: 'validating',
+    next: ['preHook', 'permission', 'map'],
   },
   preHook: {
     closedBy: 'tool.hooked',
@@ -53,6 +60,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['hook_blocked'],
     afterCall: false,
     doing: 'running pre-hooks',
+    next: ['permission', 'map'],
   },
   permission: {
     closedBy: 'tool.permitted',
@@ -61,6 +69,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['permission_denied'],
     afterCall: false,
     doing: 'checking permission',
+    next: ['call', 'map'],
   },
   call: {
     closedBy: 'tool.completed',
@@ -69,6 +78,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['tool_error', 'interrupted'],
     afterCall: true,
     doing: 'running',
+    next: ['call', 'budget', 'map'],
   },
   budget: {
     closedBy: 'tool.budgeted',
@@ -77,6 +87,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: [],
     afterCall: true,
     doing: 'saving oversize output',
+    next: ['map'],
   },
   map: {
     closedBy: 'tool.mapped',
@@ -85,6 +96,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['tool_error'],
     afterCall: true,
     doing: 'mapping the result',
+    next: ['postHook', 'emit'],
   },
   postHook: {
     closedBy: 'tool.hooked',
@@ -93,8 +105,9 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: [],
     afterCall: true,
     doing: 'running post-hooks',
+    next: ['emit'],
   },
-  emit: { closedBy: 'tool.result', waits: false, failure: 'none', codes: [], afterCall: true, doing: 'done' },
+  emit: { closedBy: 'tool.result', waits: false, failure: 'none', codes: [], afterCall: true, doing: 'done', next: [] },
 }
 
 /** Why a call ended early: which step, a code for telemetry, and the text for the model. */
@@ -203,7 +216,10 @@ export function advance(state: CallState, event: CallEvent): CallState {
       return failed({ step: event.step, code: interrupted ? 'interrupted' : 'cancelled', message: event.reason })
     }
     case 'tool.mapped': {
-      const failure = event.failure === undefined ? {} : { failure: { step: 'map', code: 'tool_error', message: event.failure } as const }
+      const failure =
+        event.failure === undefined
+          ? {}
+          : { failure: { step: 'map', code: 'tool_error', message: event.failure } as const }
       const next = { ...state, ...failure }
       return { ...next, step: postHooksFollow(next) ? 'postHook' : 'emit' }
     }
@@ -220,7 +236,8 @@ function preHooked(state: CallState, event: Extract<CallEvent, { type: 'tool.hoo
   const next: { -readonly [K in keyof CallState]: CallState[K] } = { ...state, step: 'permission' }
   if (event.updatedInput !== undefined) next.input = event.updatedInput
   if (event.decision !== undefined)
-    next.hookSay = event.reason === undefined ? { decision: event.decision } : { decision: event.decision, reason: event.reason }
+    next.hookSay =
+      event.reason === undefined ? { decision: event.decision } : { decision: event.decision, reason: event.reason }
   if (event.additionalContext !== undefined) next.contexts = [...state.contexts, event.additionalContext]
   return next
 }
@@ -233,9 +250,7 @@ function preHooked(state: CallState, event: Extract<CallEvent, { type: 'tool.hoo
 export function postHooksFollow(state: CallState): boolean {
   const { failure } = state
   if (!state.hooks.post || !state.started) return false
-  return (
-    failure === null || (failure.step === 'call' && failure.code !== 'cancelled') || failure.step === 'map'
-  )
+  return failure === null || (failure.step === 'call' && failure.code !== 'cancelled') || failure.step === 'map'
 }
 
 /** How the call's result reads: `tool.result`'s outcome. */

@@ -13,7 +13,7 @@
  */
 import { assign, setup } from 'xstate'
 import { STEPS, type Step } from '../events/event.schema.js'
-import { outcomeOf, type CallState } from '../events/tool-call.steps.js'
+import { outcomeOf, STEP_TABLE, type CallState } from '../events/tool-call.steps.js'
 import type { ToolCallContext, ToolCallEvent, ToolCallInput } from './tool-call.types.js'
 
 const missing = (name: string) => (): never => {
@@ -68,8 +68,9 @@ export const toolCallMachine = setup({
 
 /**
  * The nine step states, alike: run the step on entry; on `decided`, go where the call's state
- * says — a later step, the same step again (it decided part of its work: `call` records the
- * start, then runs the tool), or the final state its result names. Anything else is a bug.
+ * says — one of the steps the step table says this one leads to (the same step again when it
+ * decided part of its work: `call` records the start, then runs the tool), or, from emit, the
+ * final state the result names. Anything else is a bug.
  */
 function stepStates() {
   const states = {} as Record<Step, ReturnType<typeof stepState>>
@@ -78,18 +79,18 @@ function stepStates() {
 }
 
 function stepState(step: Step) {
-  const later = STEPS.slice(STEPS.indexOf(step))
+  const ends = step === 'emit' ? (['success', 'error', 'cancelled'] as const) : []
   return {
     entry: { type: 'run', params: { step } } as const,
     on: {
       decided: [
-        ...later.map((to) => ({
+        ...STEP_TABLE[step].next.map((to) => ({
           guard: { type: 'at', params: { step: to } } as const,
           target: to,
           reenter: true,
           actions: 'fold' as const,
         })),
-        ...(['success', 'error', 'cancelled'] as const).map((outcome) => ({
+        ...ends.map((outcome) => ({
           guard: { type: 'answered', params: { outcome } } as const,
           target: `#toolCall.${OUTCOMES[outcome]}`,
           actions: 'fold' as const,

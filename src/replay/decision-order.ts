@@ -60,7 +60,11 @@ export function inDecisionOrder(events: readonly KernelEvent[]): KernelEvent[] {
 }
 
 /** Moves the held events that `due` picks (all by default) to `out`; returns the rest, still held. */
-function flush(out: KernelEvent[], held: KernelEvent[], due: (event: KernelEvent) => boolean = () => true): KernelEvent[] {
+function flush(
+  out: KernelEvent[],
+  held: KernelEvent[],
+  due: (event: KernelEvent) => boolean = () => true,
+): KernelEvent[] {
   const rest: KernelEvent[] = []
   for (const event of held) (due(event) ? out : rest).push(event)
   return rest

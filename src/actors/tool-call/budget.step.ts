@@ -32,5 +32,8 @@ function budgeted(call: CallScope, carry: Carry, text: string, path: string | un
   call.budget.used += preview.length
   const block = toolResultBlock(call.toolUseId, preview, original?.is_error === true)
   const where = path === undefined ? { error: error ?? 'not saved' } : { path }
-  return { events: [{ type: 'tool.budgeted', ...idsOf(call), ...where, chars: text.length }], carry: { ...carry, block } }
+  return {
+    events: [{ type: 'tool.budgeted', ...idsOf(call), ...where, chars: text.length }],
+    carry: { ...carry, block },
+  }
 }

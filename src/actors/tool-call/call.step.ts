@@ -108,4 +108,3 @@ function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unkn
     Symbol.asyncIterator in value
   )
 }
-

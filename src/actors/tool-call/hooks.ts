@@ -6,7 +6,11 @@ import type { KernelEventInput } from '../../events/event.schema.js'
 import type { HookOutcome } from '../../hooks/hook-runner.js'
 import { idsOf, type CallScope } from './call-scope.js'
 
-export function hookedEvent(call: CallScope, phase: 'pre' | 'post', outcome: HookOutcome | undefined): KernelEventInput {
+export function hookedEvent(
+  call: CallScope,
+  phase: 'pre' | 'post',
+  outcome: HookOutcome | undefined,
+): KernelEventInput {
   const event: KernelEventInput & { type: 'tool.hooked' } = {
     type: 'tool.hooked',
     ...idsOf(call),

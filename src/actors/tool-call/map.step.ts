@@ -57,7 +57,8 @@ function failureBlock(call: CallScope, state: CallState, failure: Failure): Tool
   // A call that never ran answers in `<tool_use_error>` (docs/design.md, results); the step table knows which.
   if (failedBeforeCall(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
   else if (failure.code === 'cancelled') content = text.cancelledText(state.name, failure.message)
-  else if (failure.code === 'interrupted') content = text.interruptedText(state.name, failure.message, partialOutput(call.io))
+  else if (failure.code === 'interrupted')
+    content = text.interruptedText(state.name, failure.message, partialOutput(call.io))
   else content = failure.message
   return toolResultBlock(call.toolUseId, content, true)
 }

@@ -16,9 +16,11 @@ export const parseStep: StepFn = (call, state) => {
   const { registry, hooks } = call.services
   const tool = registry.find(state.name)
   // Only tools the model may use are suggested: a tool denied outright is never named.
-  if (tool === undefined) return reject(call, 'unknown_tool', text.unknownToolText(state.name, call.services.offeredTools))
+  if (tool === undefined)
+    return reject(call, 'unknown_tool', text.unknownToolText(state.name, call.services.offeredTools))
   if (!guarded(() => tool.isEnabled(), false)) return reject(call, 'tool_disabled', text.disabledToolText(tool.name))
-  if (call.inputError !== undefined) return reject(call, 'invalid_json', text.invalidJsonText(tool.name, call.inputError))
+  if (call.inputError !== undefined)
+    return reject(call, 'invalid_json', text.invalidJsonText(tool.name, call.inputError))
   if (!isPlainObject(state.input))
     return reject(call, 'not_an_object', text.notAnObjectText(tool.name, state.input, hintFor(tool)))
   const pre = hooks.has('pre', tool, call.toolUseId)

@@ -19,9 +19,17 @@ export const permissionStep: StepFn = (call, state, carry) => {
     (verdict) => decided(call, tool, verdict, input),
     (error) => {
       const reason = text.describeError(error)
-      const permitted: KernelEventInput = { type: 'tool.permitted', ...idsOf(call), behavior: 'deny', source: 'tool', reason }
+      const permitted: KernelEventInput = {
+        type: 'tool.permitted',
+        ...idsOf(call),
+        behavior: 'deny',
+        source: 'tool',
+        reason,
+      }
       const message = text.permissionDeniedText(tool.name, `the permission check failed (${reason})`)
-      return { events: [permitted, ...rejected(call, { step: 'permission', code: 'permission_denied', message }).events] }
+      return {
+        events: [permitted, ...rejected(call, { step: 'permission', code: 'permission_denied', message }).events],
+      }
     },
   )
 }

@@ -40,6 +40,10 @@ function applyPre(call: CallScope, tool: Tool, outcome: HookOutcome, input: unkn
 
 /** The call stops here: its rejection, then what the hooks said. */
 function blocked(call: CallScope, tool: Tool, outcome: HookOutcome, reason: string): Decided {
-  const failure = { step: 'preHook' as const, code: 'hook_blocked' as const, message: hookBlockedText(tool.name, reason) }
+  const failure = {
+    step: 'preHook' as const,
+    code: 'hook_blocked' as const,
+    message: hookBlockedText(tool.name, reason),
+  }
   return { events: [...rejected(call, failure).events, hookedEvent(call, 'pre', outcome)] }
 }

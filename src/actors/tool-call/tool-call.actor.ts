@@ -94,8 +94,14 @@ interface Running {
   readonly fail: (error: unknown) => void
 }
 
+/**
+ * Sees each call's state after every move of its machine (tests: it must equal the fold of the
+ * call's events in the log at that moment).
+ */
+export type CallObserver = (call: { turnId: string; toolUseId: string }, state: CallState) => void
+
 /** The machine with the kernel's steps, and the calls it runs (by actor id). Built once per kernel. */
-export function provideToolCallMachine() {
+export function provideToolCallMachine(observe?: CallObserver) {
   const calls = new Map<string, Running>()
   const of = (self: AnyActorRef): Running => {
     const running = calls.get(self.id)
@@ -123,7 +129,7 @@ export function provideToolCallMachine() {
     },
   })
   let count = 0
-  return { machine, calls, nextId: () => `call-${++count}` }
+  return { machine, calls, observe, nextId: () => `call-${++count}` }
 }
 
 /** An action of the kernel's over the machine's own context and events. */
@@ -184,7 +190,7 @@ export function requestedState(request: Pick<CallRequest, 'name' | 'input'>): Ca
 
 /** Starts one call. Its `onDone` listener hears once its result is logged. */
 export function startToolCall(
-  { machine, calls, nextId }: ProvidedToolCallMachine,
+  { machine, calls, observe, nextId }: ProvidedToolCallMachine,
   services: CallServices,
   request: CallRequest,
 ): CallHandle {
@@ -228,6 +234,7 @@ export function startToolCall(
   calls.set(callId, running)
   // XState never throws out of createActor: an error in the initial step comes to `error` below.
   const actor = createActor(machine, { input: { state: requestedState(request) }, id: callId })
+  if (observe !== undefined) actor.subscribe((snapshot) => observe(scope, snapshot.context))
   actor.subscribe({
     complete: () => {
       calls.delete(callId)

@@ -19,12 +19,14 @@ export const validateStep: StepFn = (call, state) => {
   const tool = toolOf(call, state)
   const loader = call.services.registry.loader
   const mode = loader?.outOfMode(tool.name)
-  if (mode !== undefined) return rejected(call, { step: 'validate', code: 'tool_disabled', message: outOfModeText(tool.name, mode) })
+  if (mode !== undefined)
+    return rejected(call, { step: 'validate', code: 'tool_disabled', message: outOfModeText(tool.name, mode) })
   const unloaded = loader?.isUnloaded(tool.name) === true
   if (unloaded) loader?.load(tool.name, idsOf(call))
   const withHint = (message: string) => (unloaded ? `${message}\n\n${unloadedToolText(tool.name)}` : message)
   // The turn already ran this tool's schema on this input (for its safety check): not twice.
-  const checked = call.validated?.tool === tool ? { ok: true as const, input: call.validated.input } : checkSchema(tool, state.input)
+  const checked =
+    call.validated?.tool === tool ? { ok: true as const, input: call.validated.input } : checkSchema(tool, state.input)
   if (!checked.ok) return rejected(call, { ...checked.failure, message: withHint(checked.failure.message) })
   const valid: Decided = { events: [{ type: 'tool.validated', ...idsOf(call) }], carry: { input: checked.input } }
   if (tool.validateInput === undefined) return valid
@@ -58,7 +60,11 @@ export function checkSchema(
   const problems = describeIssues(parsed.issues, input)
   return {
     ok: false,
-    failure: { step: 'validate', code: 'invalid_input', message: text.invalidInputText(tool.name, problems, hintFor(tool)) },
+    failure: {
+      step: 'validate',
+      code: 'invalid_input',
+      message: text.invalidInputText(tool.name, problems, hintFor(tool)),
+    },
   }
 }
 
