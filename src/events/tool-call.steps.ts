@@ -82,7 +82,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
   },
   budget: {
     closedBy: 'tool.budgeted',
-    waits: false,
+    waits: true,
     failure: 'none',
     codes: [],
     afterCall: true,
@@ -100,7 +100,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
   },
   postHook: {
     closedBy: 'tool.hooked',
-    waits: false,
+    waits: true,
     failure: 'none',
     codes: [],
     afterCall: true,

@@ -1,15 +1,17 @@
 /**
- * The tool-call machine: one actor per `tool_use`, walking the nine steps (docs/design.md, the
+ * The tool-call machine: one actor per `tool_use`, walking the nine steps (docs/design.md §The
  * nine steps).
  *
  * Its context is the call's state, the fold of the call's own events (`advance` in
- * src/events/tool-call.steps.ts), and the events move it: a state's entry runs its step (provided
- * by the kernel as `run`), the step decides events, the kernel appends them and folds them in, and
- * the `decided` event carrying that state takes the machine to the step the state names. So the
- * chart, recovery, inspect and replay read one model of a call; no transition here knows what a
- * step does, and a new step is a state, a step function and a case of `advance`.
+ * src/events/tool-call.steps.ts), and those events move it: the kernel's `run` (parse's entry)
+ * runs the steps, each deciding its events, which the kernel appends and folds in; the `decided`
+ * event carrying that state takes the machine to the step where the call now rests, waiting for
+ * an answer, or to the final state its result names. So the chart, recovery, inspect and replay
+ * read one model of a call; no transition here knows what a step does.
  *
- * Pure structure: guards read only the event, every effect is a named action the kernel provides.
+ * A call started from a later state (its events so far) starts in parse too, and moves at once
+ * to where its steps rest. Pure structure: guards read only the event, every effect is a named
+ * action the kernel provides.
  */
 import { assign, setup } from 'xstate'
 import { STEPS, type Step } from '../events/event.schema.js'
@@ -67,10 +69,12 @@ export const toolCallMachine = setup({
 })
 
 /**
- * The nine step states, alike: run the step on entry; on `decided`, go where the call's state
- * says — one of the steps the step table says this one leads to (the same step again when it
- * decided part of its work: `call` records the start, then runs the tool), or, from emit, the
- * final state the result names. Anything else is a bug.
+ * The nine step states. The call starts in parse, whose entry runs its steps (`run`: every step
+ * that answers at once runs in turn, each deciding its events); the machine then moves, on one
+ * `decided`, to the step where the call rests waiting for an answer — a hook, a prompt, the tool,
+ * a save — or to the final state its result names. The answer runs the steps on from there the
+ * same way. Steps that never wait (parse, map, emit) are passed through in the same move; a
+ * `decided` that names any other step is a bug.
  */
 function stepStates() {
   const states = {} as Record<Step, ReturnType<typeof stepState>>
@@ -79,27 +83,41 @@ function stepStates() {
 }
 
 function stepState(step: Step) {
-  const ends = step === 'emit' ? (['success', 'error', 'cancelled'] as const) : []
+  const row = STEP_TABLE[step]
   return {
-    entry: { type: 'run', params: { step } } as const,
+    description: row.waits ? `${row.doing}: rests here until answered` : `${row.doing}: answers at once`,
+    ...(step === 'parse' ? { entry: { type: 'run', params: { step } } as const } : {}),
     on: {
       decided: [
-        ...STEP_TABLE[step].next.map((to) => ({
+        ...restsFrom(step).map((to) => ({
           guard: { type: 'at', params: { step: to } } as const,
           target: to,
-          reenter: true,
           actions: 'fold' as const,
         })),
-        ...ends.map((outcome) => ({
+        ...(['success', 'error', 'cancelled'] as const).map((outcome) => ({
           guard: { type: 'answered', params: { outcome } } as const,
           target: `#toolCall.${OUTCOMES[outcome]}`,
           actions: 'fold' as const,
         })),
         { actions: 'illegal' as const },
       ],
-      abort: { actions: 'interrupt' as const },
+      ...(row.waits ? { abort: { actions: 'interrupt' as const } } : {}),
     },
   }
+}
+
+/** The later steps a call in `step` can rest in next: those that wait, reached through the table's `next`. */
+function restsFrom(step: Step): Step[] {
+  const seen = new Set<Step>()
+  const visit = (from: Step): void => {
+    for (const to of STEP_TABLE[from].next) {
+      if (seen.has(to)) continue
+      seen.add(to)
+      visit(to)
+    }
+  }
+  visit(step)
+  return STEPS.filter((s) => s !== step && seen.has(s) && STEP_TABLE[s].waits)
 }
 
 export type ToolCallMachine = typeof toolCallMachine

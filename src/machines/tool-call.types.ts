@@ -7,7 +7,7 @@ export type { Failure, HookSay } from '../events/tool-call.steps.js'
 /** The machine's context: the call's state, the fold of its own events. */
 export type ToolCallContext = CallState
 
-/** What the kernel starts a call with: its state so far (at least its `tool.requested`). */
+/** What the kernel starts a call with: its state so far (the fold of its events, at least its `tool.requested`). */
 export interface ToolCallInput {
   readonly state: CallState
 }
@@ -38,4 +38,3 @@ export type ToolCallEvent =
   | { type: 'decided'; state: CallState; carry: Carry }
   /** Interrupts the call; `force` stops even a 'block' tool (sibling cascade, discard). */
   | { type: 'abort'; reason: string; force?: boolean }
-

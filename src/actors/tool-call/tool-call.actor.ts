@@ -110,11 +110,8 @@ export function provideToolCallMachine(observe?: CallObserver) {
   }
   const machine = toolCallMachine.provide({
     actions: {
-      run: callAction(({ context, event, self, enqueue }) => {
-        const running = of(self)
-        const carry = event.type === 'decided' ? event.carry : {}
-        const decided = runStep(running, self, context, carry)
-        if (decided !== undefined) enqueue.raise(decided)
+      run: callAction(({ context, self, enqueue }) => {
+        enqueue.raise(drive(of(self), self, context, {}))
       }) as never,
       interrupt: callAction(({ context, event, self, enqueue }) => {
         if (event.type !== 'abort') return
@@ -124,7 +121,7 @@ export function provideToolCallMachine(observe?: CallObserver) {
         running.scope.io.wait++ // the answer the step waits for is no longer wanted
         const decided = apply(running.scope, context, interruption.decided, running.held)
         if (interruption.abort) controllerOf(running.scope).abort(event.reason)
-        enqueue.raise(decided)
+        enqueue.raise(decided.state.answered ? decided : drive(running, self, decided.state, decided.carry))
       }) as never,
     },
   })
@@ -142,35 +139,56 @@ const callAction = (
 export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
 
 /**
- * Runs the step the state names. Its decision at once is returned (the machine raises it); a
- * decision later is sent when it comes, unless the call has moved on by then.
+ * Runs the call's steps from `state` while they answer at once, appending and folding what each
+ * decides; stops where a step waits (its answer, when it comes, drives on from there) or where
+ * the call is answered. Returns the `decided` event for where the call now rests.
  */
-function runStep(running: Running, self: AnyActorRef, state: CallState, carry: Carry): ToolCallEvent | undefined {
+function drive(
+  running: Running,
+  self: AnyActorRef,
+  state: CallState,
+  carry: Carry,
+): Extract<ToolCallEvent, { type: 'decided' }> {
   const { scope } = running
-  const wait = ++scope.io.wait
-  const answer = STEP_FUNCTIONS[state.step](scope, state, carry)
-  if (!isThenable<Decided>(answer)) return apply(scope, state, answer, carry)
-  running.held = carry
-  answer.then(
-    (decided) => {
-      if (scope.io.wait !== wait || self.getSnapshot().status !== 'active') return
-      let event: ToolCallEvent
-      try {
-        event = apply(scope, state, decided, carry)
-      } catch (error) {
-        return running.fail(error)
-      }
-      self.send(event)
-    },
-    (error: unknown) => {
-      if (scope.io.wait === wait) running.fail(error)
-    },
-  )
-  return undefined
+  for (;;) {
+    const wait = ++scope.io.wait
+    const answer = STEP_FUNCTIONS[state.step](scope, state, carry)
+    if (isThenable<Decided>(answer)) {
+      running.held = carry
+      const from = state
+      const handed = carry
+      answer.then(
+        (decided) => {
+          if (scope.io.wait !== wait || self.getSnapshot().status !== 'active') return
+          let event: ToolCallEvent
+          try {
+            const next = apply(scope, from, decided, handed)
+            event = next.state.answered ? next : drive(running, self, next.state, next.carry)
+          } catch (error) {
+            return running.fail(error)
+          }
+          self.send(event)
+        },
+        (error: unknown) => {
+          if (scope.io.wait === wait) running.fail(error)
+        },
+      )
+      return { type: 'decided', state, carry }
+    }
+    const next = apply(scope, state, answer, carry)
+    if (next.state.answered) return next
+    state = next.state
+    carry = next.carry
+  }
 }
 
 /** Appends a step's events and folds them into the state: the `decided` event that moves the machine. */
-function apply(scope: CallScope, state: CallState, decided: Decided, carry: Carry): ToolCallEvent {
+function apply(
+  scope: CallScope,
+  state: CallState,
+  decided: Decided,
+  carry: Carry,
+): Extract<ToolCallEvent, { type: 'decided' }> {
   const { log } = scope.services
   let next = state
   for (const event of decided.events) {
