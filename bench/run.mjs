@@ -33,32 +33,44 @@ async function actor(n) {
   }
 }
 
-// (b') the floor XState sets for our statechart: the tool-call machine itself, every effect a
-// no-op that answers at once (the call step answers after one await, like a no-op tool), on the
-// short lanes the kernel takes for such a call (parse → call, call → succeeded)
+// (b') the floor XState sets for our statechart: the tool-call machine itself, each step's
+// decision a precomputed state (no step work, no fold), the call step answering after one await
+// like a no-op tool: parse → validate → permission → call (started) → call (ran) → map → emit.
 const none = () => {}
+const walk = ['validate', 'permission', 'call', 'call', 'map', 'emit']
+const base = { name: 'Noop', input: {}, started: false, answered: false, hooks: { pre: false, post: false } }
+const states = walk.map((step, i) => ({
+  ...base,
+  step,
+  started: i >= 3,
+  interrupt: 'block',
+  failure: null,
+  hookSay: null,
+  contexts: [],
+}))
+const ended = { ...states[5], answered: true }
+const decided = (state) => ({ type: 'decided', state, carry: {} })
 const shaped = toolCallMachine.provide({
   actions: {
-    parse: none,
-    validateSchema: none,
-    runValidateInput: none,
-    runPreHooks: none,
-    abortCall: none,
-    runBudget: none,
-    mapResult: none,
-    emit: none,
-    runPostHooks: none,
-    recordStep: none,
-    recordStart: none,
-    runPermissionAtOnce: none,
-    runPermission: enqueueActions(({ enqueue }) =>
-      enqueue.raise({ type: 'permission.done', decision: { behavior: 'allow', source: 'tool' } }),
-    ),
-    runCall: ({ self }) => void noop().then(() => self.send({ type: 'call.done', overBudget: false, mapped: true })),
+    interrupt: none,
+    run: enqueueActions(({ context, self, enqueue }) => {
+      if (context.step === 'call' && context.started) {
+        void noop().then(() => self.send(decided(states[4])))
+        return
+      }
+      const next = {
+        parse: states[0],
+        validate: states[1],
+        permission: states[2],
+        call: states[3],
+        map: states[5],
+        emit: ended,
+      }
+      enqueue.raise(decided(next[context.step]))
+    }),
   },
-  guards: { decidedAtOnce: () => true },
 })
-const shapedInput = { input: { turnId: 't', toolUseId: 'u', index: 0, name: 'Noop' } }
+const shapedInput = { input: { state: { ...states[0], step: 'parse' } } }
 async function machineFloor(n) {
   for (let i = 0; i < n; i++) {
     await new Promise((resolve) => {

@@ -7,7 +7,7 @@ import { sessionConfigured } from './session-config.js'
 import { loadBashGrammar } from './adapters/bash-grammar.js'
 import { commandReadOnly, installedBashParser } from './permissions/shell/installed.js'
 import { randomIds, systemClock } from './adapters/system.js'
-import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-env.js'
+import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-scope.js'
 import type { HookRunner } from './hooks/hook-runner.js'
 import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
 import { compileRules, deniedOutright, type RuleConfig, type RuleSet } from './permissions/ruleset.js'
@@ -21,7 +21,7 @@ import { KernelPool } from './tools/pool/kernel-pool.js'
 import { poolSnapshot, type PoolSnapshot } from './tools/pool/assemble-pool.js'
 import { checkDeferralOptions, type DeferralOptions } from './tools/pool/threshold.js'
 import type { ToolSource } from './tools/tool-source.types.js'
-import { provideToolCallMachine } from './actors/tool-call/tool-call.actor.js'
+import { provideToolCallMachine, type CallObserver } from './actors/tool-call/tool-call.actor.js'
 import { startTurn, type TurnControl } from './actors/turn/turn.js'
 import type { EarlyStart, Turn, TurnResult } from './actors/turn/turn.types.js'
 import { recover } from './events/recovery.js'
@@ -215,7 +215,7 @@ export function createKernel(options: KernelOptions): Kernel {
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
-  internal: { legacyDispatch?: boolean } = {},
+  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver } = {},
 ): KernelInternals {
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
@@ -241,7 +241,7 @@ export function createKernelInternals(
   })
   const services = buildServices(options, config, log, { clock, ids }, () => offeredNames(pool))
   const grammar = loadShellGrammar(config.registry)
-  const machine = provideToolCallMachine()
+  const machine = provideToolCallMachine(internal.observeCalls)
   const turnDeps = () => ({
     ready: installedBashParser() === undefined ? grammar : undefined,
     logFailure: () => log.failure,

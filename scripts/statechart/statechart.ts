@@ -8,6 +8,7 @@ import type { AnyStateMachine } from 'xstate'
 interface NodeLike {
   key: string
   type: string
+  description?: string
   states: Record<string, NodeLike>
   entry: readonly unknown[]
   exit: readonly unknown[]
@@ -33,7 +34,11 @@ function walk(node: NodeLike, lines: string[], indent: string): void {
   const initial = node.initial?.target?.[0]
   if (initial !== undefined) lines.push(`${indent}[*] --> ${initial.key}`)
   for (const child of Object.values(node.states)) {
-    const notes = [...names(child.entry).map((a) => `entry / ${a}`), ...names(child.exit).map((a) => `exit / ${a}`)]
+    const notes = [
+      ...(child.description === undefined ? [] : [child.description]),
+      ...names(child.entry).map((a) => `entry / ${a}`),
+      ...names(child.exit).map((a) => `exit / ${a}`),
+    ]
     if (notes.length > 0) lines.push(`${indent}${child.key}: ${child.key}\\n${notes.join('\\n')}`)
     for (const t of child.always ?? []) lines.push(edge(indent, child.key, t, 'always'))
     for (const [event, transitions] of child.transitions) {

@@ -255,8 +255,11 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...toolEnvelope,
     type: z.literal('tool.budgeted'),
-    path: z.string(),
+    /** Where the full output was saved; absent when it was not (`error` says why). */
+    path: z.string().optional(),
     chars: z.number().int().nonnegative(),
+    /** Why the output could not be saved (the store failed, the turn was interrupted first). */
+    error: z.string().optional(),
   }),
   z.object({
     ...toolEnvelope,
@@ -265,8 +268,21 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     code: FailureCodeSchema,
     message: z.string(),
   }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.cancelled'), step: StepSchema, reason: z.string() }),
-  z.object({ ...toolEnvelope, type: z.literal('tool.mapped'), isError: z.boolean() }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.cancelled'),
+    step: StepSchema,
+    reason: z.string(),
+    /** Stopped at `call` before its tool ran (at its write-ahead fence): cancelled, not interrupted. */
+    beforeRun: z.literal(true).optional(),
+  }),
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.mapped'),
+    isError: z.boolean(),
+    /** The output could not be turned into a result block: why (the call then failed at map). */
+    failure: z.string().optional(),
+  }),
   z.object({ ...toolEnvelope, type: z.literal('tool.cascaded'), siblings: z.array(z.string()) }),
   /**
    * The tool pool a turn began with (only when the pool is dynamic: deferred tools or tool

@@ -11,7 +11,7 @@
  * and replay/ (which drives a kernel) sits above the kernel.
  */
 import { toolResultBlock, type KernelEvent, type KernelEventInput } from './event.schema.js'
-import { advance, isPersisted, REQUESTED, type CallPosition } from './tool-call.steps.js'
+import { advance, isPersisted, REQUESTED, type CallState } from './tool-call.steps.js'
 import { cancelledText, interruptedText, ranUnrecordedText } from './unfinished-text.js'
 
 export const RECOVERY_REASON = 'the session stopped unexpectedly (the process ended) before this call finished'
@@ -19,7 +19,7 @@ export const RECOVERY_REASON = 'the session stopped unexpectedly (the process en
 interface OpenCall {
   name: string
   index: number
-  position: CallPosition
+  position: CallState
   progress: string[]
   /** What the tool answered, when its end is in the log. */
   ended?: { output: unknown } | { error: string } | { persisted: string } | { unsaved: true }
@@ -75,7 +75,8 @@ export function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn>
       call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
     if (event.type === 'tool.completed') call.ended = isPersisted(event) ? { unsaved: true } : { output: event.output }
     if (event.type === 'tool.errored') call.ended = { error: event.message }
-    if (event.type === 'tool.budgeted') call.ended = { persisted: event.path }
+    if (event.type === 'tool.budgeted')
+      call.ended = event.path === undefined ? { unsaved: true } : { persisted: event.path }
   }
   return turns
 }

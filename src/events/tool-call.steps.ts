@@ -6,7 +6,7 @@
  * It lives beside the event union (not in machines/) because projections may import only
  * events: the table is about what the log says, and the machine is one writer of that log.
  */
-import { STEPS, type FailureCode, type KernelEvent, type Step } from './event.schema.js'
+import { STEPS, type FailureCode, type KernelEvent, type KernelEventInput, type Step } from './event.schema.js'
 
 export interface StepRow {
   /** The event recorded when a call leaves this step normally. */
@@ -27,6 +27,11 @@ export interface StepRow {
   readonly afterCall: boolean
   /** What a call in this step is doing, for inspect and the timeline. */
   readonly doing: string
+  /**
+   * Where the step's events can take the call (`advance` never goes elsewhere: a test checks it).
+   * The step itself means it decided part of its work and runs again (call: started, then ran).
+   */
+  readonly next: readonly Step[]
 }
 
 export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
@@ -37,6 +42,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['unknown_tool', 'tool_disabled'],
     afterCall: false,
     doing: 'finding the tool',
+    next: ['validate', 'map'],
   },
   validate: {
     closedBy: 'tool.validated',
@@ -45,6 +51,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['invalid_json', 'not_an_object', 'invalid_input', 'validate_input'],
     afterCall: false,
     doing: 'validating',
+    next: ['preHook', 'permission', 'map'],
   },
   preHook: {
     closedBy: 'tool.hooked',
@@ -53,6 +60,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['hook_blocked'],
     afterCall: false,
     doing: 'running pre-hooks',
+    next: ['permission', 'map'],
   },
   permission: {
     closedBy: 'tool.permitted',
@@ -61,6 +69,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['permission_denied'],
     afterCall: false,
     doing: 'checking permission',
+    next: ['call', 'map'],
   },
   call: {
     closedBy: 'tool.completed',
@@ -69,14 +78,16 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['tool_error', 'interrupted'],
     afterCall: true,
     doing: 'running',
+    next: ['call', 'budget', 'map'],
   },
   budget: {
     closedBy: 'tool.budgeted',
-    waits: false,
+    waits: true,
     failure: 'none',
     codes: [],
     afterCall: true,
     doing: 'saving oversize output',
+    next: ['map'],
   },
   map: {
     closedBy: 'tool.mapped',
@@ -85,35 +96,78 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['tool_error'],
     afterCall: true,
     doing: 'mapping the result',
+    next: ['postHook', 'emit'],
   },
   postHook: {
     closedBy: 'tool.hooked',
-    waits: false,
+    waits: true,
     failure: 'none',
     codes: [],
     afterCall: true,
     doing: 'running post-hooks',
+    next: ['emit'],
   },
-  emit: { closedBy: 'tool.result', waits: false, failure: 'none', codes: [], afterCall: true, doing: 'done' },
+  emit: { closedBy: 'tool.result', waits: false, failure: 'none', codes: [], afterCall: true, doing: 'done', next: [] },
 }
 
-/** Where one call stands, as far as the log tells. */
-export interface CallPosition {
-  /** The step the call is in (or, after its result, `emit`). */
+/** Why a call ended early: which step, a code for telemetry, and the text for the model. */
+export interface Failure {
   readonly step: Step
+  readonly code: FailureCode
+  readonly message: string
+  /** For a tool's own error: its class from a closed set (classifyToolError), logged for telemetry. */
+  readonly errorClass?: string
+}
+
+/** A PreToolUse hook's say in the permission step, as its `tool.hooked` recorded it. */
+export interface HookSay {
+  readonly decision: 'allow' | 'deny' | 'ask'
+  readonly reason?: string
+}
+
+/**
+ * A call's state: everything its next step depends on, and nothing else — the fold of its own
+ * events (`advance`). The tool-call machine's context, recovery, inspect, the timeline and replay
+ * read this one fold; there is no other copy. Plain JSON.
+ */
+export interface CallState {
+  /** The step the call is in (after its result: `emit`). */
+  readonly step: Step
+  /** The tool's name: as requested, then as parse resolved it (an alias becomes the name). */
+  readonly name: string
+  /** The input as it stands: as requested, then as a hook or the permission step rewrote it. */
+  readonly input: unknown
   /** `tool.started` was logged: the tool was called and may have had its effect. */
   readonly started: boolean
   /** The call's result is in the log. */
   readonly answered: boolean
   /** Which hook steps apply (from `tool.parsed`). */
   readonly hooks: { readonly pre: boolean; readonly post: boolean }
+  /** What an interruption does to the running tool (from `tool.started`). */
+  readonly interrupt: 'cancel' | 'block'
+  /** Why the call ended early, once it has. */
+  readonly failure: Failure | null
+  /** The PreToolUse hooks' say in the permission step. */
+  readonly hookSay: HookSay | null
+  /** Context the PreToolUse hooks added for the model, in order. */
+  readonly contexts: readonly string[]
 }
 
-export const REQUESTED: CallPosition = Object.freeze({
+/** Where one call stands, as far as the log tells: the part of CallState most readers need. */
+export type CallPosition = Pick<CallState, 'step' | 'started' | 'answered' | 'hooks'>
+
+/** A call before any of its events: `advance` over its `tool.requested` gives its name and input. */
+export const REQUESTED: CallState = Object.freeze({
   step: 'parse',
+  name: '',
+  input: undefined,
   started: false,
   answered: false,
   hooks: Object.freeze({ pre: false, post: false }),
+  interrupt: 'block',
+  failure: null,
+  hookSay: null,
+  contexts: Object.freeze([]) as readonly string[],
 })
 
 /** The step after `step` in the table's order. */
@@ -121,37 +175,95 @@ export function nextStep(step: Step): Step {
   return STEPS[STEPS.indexOf(step) + 1] ?? 'emit'
 }
 
+type CallEvent = Extract<KernelEventInput, { toolUseId: string }>
+
 /**
- * Where a call stands after `event` (one of its own events). Pure: the same events always give
- * the same position, which is what recovery and replay rely on.
+ * The call's state after `event` (one of its own events). Pure: the same events always give the
+ * same state, which is what the machine, recovery and replay rely on. A new step, event or
+ * failure code is added here and in its step, nowhere else.
  */
-export function advance(position: CallPosition, event: KernelEvent): CallPosition {
-  const at = (step: Step, more: Partial<CallPosition> = {}): CallPosition => ({ ...position, ...more, step })
+export function advance(state: CallState, event: CallEvent): CallState {
+  const at = (step: Step, more: Partial<CallState> = {}): CallState => ({ ...state, ...more, step })
+  const failed = (failure: Failure): CallState => at('map', { failure })
   switch (event.type) {
+    case 'tool.requested':
+      return { ...state, name: event.name, input: event.input }
     case 'tool.parsed':
-      return at('validate', event.hooks === undefined ? {} : { hooks: event.hooks })
+      return at('validate', event.hooks === undefined ? { name: event.tool } : { name: event.tool, hooks: event.hooks })
     case 'tool.validated':
-      return at(position.hooks.pre ? 'preHook' : 'permission')
+      return at(state.hooks.pre ? 'preHook' : 'permission')
     case 'tool.hooked':
-      return event.phase === 'pre' ? at('permission') : at('emit')
-    case 'tool.permitted':
-      return at(event.behavior === 'allow' ? 'call' : 'map')
+      return event.phase === 'pre' ? preHooked(state, event) : at('emit')
+    case 'tool.permitted': {
+      if (state.failure !== null) return state
+      const input = event.updatedInput === undefined ? {} : { input: event.updatedInput }
+      return at(event.behavior === 'allow' ? 'call' : 'map', input)
+    }
     case 'tool.started':
-      return at('call', { started: true })
+      return at('call', { started: true, interrupt: event.interrupt })
     case 'tool.completed':
       return at(isPersisted(event) ? 'budget' : 'map')
-    case 'tool.errored':
     case 'tool.budgeted':
-    case 'tool.rejected':
-    case 'tool.cancelled':
       return at('map')
-    case 'tool.mapped':
-      return at(position.hooks.post && position.started ? 'postHook' : 'emit')
+    case 'tool.errored': {
+      const errorClass = event.errorClass === undefined ? {} : { errorClass: event.errorClass }
+      return failed({ step: 'call', code: 'tool_error', message: event.message, ...errorClass })
+    }
+    case 'tool.rejected':
+      return failed({ step: event.step, code: event.code, message: event.message })
+    case 'tool.cancelled': {
+      const interrupted = event.step === 'call' && state.started && event.beforeRun !== true
+      return failed({ step: event.step, code: interrupted ? 'interrupted' : 'cancelled', message: event.reason })
+    }
+    case 'tool.mapped': {
+      const failure =
+        event.failure === undefined
+          ? {}
+          : { failure: { step: 'map', code: 'tool_error', message: event.failure } as const }
+      const next = { ...state, ...failure }
+      return { ...next, step: postHooksFollow(next) ? 'postHook' : 'emit' }
+    }
     case 'tool.result':
       return at('emit', { answered: true })
     default:
-      return position
+      return state
   }
+}
+
+/** After the PreToolUse hooks: their rewrite, say and context count only for a call they let go on. */
+function preHooked(state: CallState, event: Extract<CallEvent, { type: 'tool.hooked' }>): CallState {
+  if (state.failure !== null) return state
+  const next: { -readonly [K in keyof CallState]: CallState[K] } = { ...state, step: 'permission' }
+  if (event.updatedInput !== undefined) next.input = event.updatedInput
+  if (event.decision !== undefined)
+    next.hookSay =
+      event.reason === undefined ? { decision: event.decision } : { decision: event.decision, reason: event.reason }
+  if (event.additionalContext !== undefined) next.contexts = [...state.contexts, event.additionalContext]
+  return next
+}
+
+/**
+ * Post-hooks follow a call that ran (PostToolUse) or failed while running or mapping
+ * (PostToolUseFailure), not one that never started (cancelled at call: interrupted before it
+ * ran, or refused at its fence).
+ */
+export function postHooksFollow(state: CallState): boolean {
+  const { failure } = state
+  if (!state.hooks.post || !state.started) return false
+  return failure === null || (failure.step === 'call' && failure.code !== 'cancelled') || failure.step === 'map'
+}
+
+/** How the call's result reads: `tool.result`'s outcome. */
+export function outcomeOf(state: CallState): 'success' | 'error' | 'cancelled' {
+  const code = state.failure?.code
+  if (code === undefined) return 'success'
+  return code === 'cancelled' || code === 'interrupted' ? 'cancelled' : 'error'
+}
+
+/** Folds a call's events from REQUESTED (or from `state`). */
+export function foldCall(events: Iterable<CallEvent>, state: CallState = REQUESTED): CallState {
+  for (const event of events) state = advance(state, event)
+  return state
 }
 
 /**

@@ -1,57 +1,31 @@
 /**
- * The tool-call machine: one actor per `tool_use`, walking the nine steps of DESIGN §2.
+ * The tool-call machine: one actor per `tool_use`, walking the nine steps
+ * (docs/design.md §The nine steps).
  *
- * Pure structure. Every effect is a named action that the kernel provides
- * (src/actors/tool-call.actor.ts); the defaults here only say that they were not provided.
- * Guards read only context and events, so the same machine decides the same way in replay —
- * except `decidedAtOnce`, which the kernel provides: it reads what parse worked out for the call
- * (never runs anything), and the kernel decides it the same way when it re-executes a log.
+ * Its context is the call's state, the fold of the call's own events (`advance` in
+ * src/events/tool-call.steps.ts), and those events move it: the kernel's `run` (parse's entry)
+ * runs the steps, each deciding its events, which the kernel appends and folds in; the `decided`
+ * event carrying that state takes the machine to the step where the call now rests, waiting for
+ * an answer, or to the final state its result names. So the chart, recovery, inspect and replay
+ * read one model of a call; no transition here knows what a step does.
  *
- * Sync steps (parse, schema validation, map) compute in their entry action; async-capable steps
- * (validateInput, hooks, permission, call, budget) start their work in an entry action and wait
- * for its `*.done` event — raised at once when the answer is synchronous — so a call costs one
- * actor and no child actors. Context changes only where a guard needs them (`failure`, what
- * parse learned), because each assign copies the snapshot. Each step records its event when
- * the machine leaves it, whichever way it is left.
- *
- * Each microstep costs about as much as a small actor, so the happy path takes two: parse →
- * call when validation and permission answer at once (`decidedAtOnce`), and call → succeeded
- * when the output is already mapped (`mappedCleanly`). Those transitions run the same step
- * actions in the same order as the long way round, so the log is the same event for event;
- * every other case walks the states one by one.
+ * A call started from a later state (its events so far) starts in parse too, and moves at once
+ * to where its steps rest. Pure structure: guards read only the event, every effect is a named
+ * action the kernel provides.
  */
 import { assign, setup } from 'xstate'
-import type { Step } from '../events/event.schema.js'
-import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from './tool-call.types.js'
+import { STEPS, type Step } from '../events/event.schema.js'
+import { outcomeOf, STEP_TABLE, type CallState } from '../events/tool-call.steps.js'
+import type { ToolCallContext, ToolCallEvent, ToolCallInput } from './tool-call.types.js'
 
 const missing = (name: string) => (): never => {
   throw new Error(`toolCallMachine: "${name}" must be provided by the kernel (machine.provide)`)
 }
 
-/**
- * The failure an event brings to a step: its own `failure`, or for `abort` a cancellation
- * (an interruption once the tool has started). Shared by the machine's assign and by the step
- * recorder, which runs on exit — before the transition's assign.
- */
-export function failureOfEvent(event: ToolCallEvent, step: Step): Failure | null {
-  if (event.type === 'abort')
-    return {
-      step,
-      code: step === 'call' && event.started !== false ? 'interrupted' : 'cancelled',
-      message: event.reason,
-    }
-  return 'failure' in event && event.failure !== undefined ? event.failure : null
-}
+const decidedState = (event: ToolCallEvent): CallState | undefined =>
+  event.type === 'decided' ? event.state : undefined
 
-/** Every call's context until a step assigns: frozen, so an assign can only ever copy it. */
-export const INITIAL_CONTEXT: ToolCallContext = Object.freeze({
-  failure: null,
-  interrupt: 'block',
-  steps: Object.freeze({ customValidation: false, preHooks: false, postHooks: false }),
-})
-
-const record = (step: Step) => ({ type: 'recordStep', params: { step } }) as const
-const failAt = (step: Step) => ({ type: 'assignFailure', params: { step } }) as const
+const OUTCOMES = { success: 'succeeded', error: 'failed', cancelled: 'cancelled' } as const
 
 export const toolCallMachine = setup({
   types: {
@@ -60,158 +34,90 @@ export const toolCallMachine = setup({
     events: {} as ToolCallEvent,
   },
   actions: {
-    parse: missing('parse'),
-    validateSchema: missing('validateSchema'),
-    runValidateInput: missing('runValidateInput'),
-    runPreHooks: missing('runPreHooks'),
-    runPermission: missing('runPermission'),
-    runCall: missing('runCall'),
-    abortCall: missing('abortCall'),
-    runBudget: missing('runBudget'),
-    abandonBudget: missing('abandonBudget'),
-    mapResult: missing('mapResult'),
-    emit: missing('emit'),
-    runPostHooks: missing('runPostHooks'),
-    recordStep: missing('recordStep') as (args: unknown, params: { step: Step }) => void,
-    recordStart: missing('recordStart'),
-    runPermissionAtOnce: missing('runPermissionAtOnce'),
-    assignFailure: assign(({ event, context }, params: { step: Step }) => ({
-      failure: failureOfEvent(event, params.step) ?? context.failure,
-    })),
+    /** Runs the step the machine entered (the kernel's step functions). */
+    run: missing('run') as (args: unknown, params: { step: Step }) => void,
+    /** Decides what an interruption does to the call where it stands. */
+    interrupt: missing('interrupt'),
+    fold: assign(({ context, event }) => decidedState(event) ?? context),
+    illegal: ({ context, event }) => {
+      const to = decidedState(event)
+      throw new Error(
+        `tool call: its events took it from ${context.step} to ${to === undefined ? event.type : to.answered ? 'its result' : to.step}, which no step leads to`,
+      )
+    },
   },
   guards: {
-    /**
-     * The short lane (provided by the kernel): parse found that schema validation and permission
-     * pass at once, so the call goes from parse to call in one microstep, recording both steps on
-     * the way. It reads only what parse worked out, never runs anything. Here: never, so the
-     * machine alone walks every step.
-     */
-    decidedAtOnce: () => false,
-    // The call's output already mapped to a non-empty block and nothing follows: map and emit
-    // run as the actions of one transition to succeeded.
-    mappedCleanly: ({ context, event }) =>
-      event.type === 'call.done' &&
-      event.mapped === true &&
-      !event.overBudget &&
-      context.failure === null &&
-      !context.steps.postHooks,
-    failed: ({ context }) => context.failure !== null,
-    eventFailed: ({ event }) => 'failure' in event && event.failure !== undefined,
-    interruptible: ({ context, event }) =>
-      context.interrupt === 'cancel' || (event.type === 'abort' && event.force === true),
-    cancelledOutcome: ({ context }) => context.failure?.code === 'cancelled' || context.failure?.code === 'interrupted',
-    hasCustomValidation: ({ context }) => context.steps.customValidation,
-    hasPreHooks: ({ context }) => context.steps.preHooks,
-    // Post-hooks follow a call that ran (PostToolUse) or failed while running (PostToolUseFailure),
-    // not one that never started (cancelled at call: interrupted or refused at its fence).
-    hasPostHooks: ({ context }) =>
-      context.steps.postHooks &&
-      (context.failure === null ||
-        (context.failure.step === 'call' && context.failure.code !== 'cancelled') ||
-        context.failure.step === 'map'),
-    overBudget: ({ event }) => event.type === 'call.done' && event.overBudget,
+    at: ({ event }, params: { step: Step }) => {
+      const state = decidedState(event)
+      return state !== undefined && !state.answered && state.step === params.step
+    },
+    answered: ({ event }, params: { outcome: keyof typeof OUTCOMES }) => {
+      const state = decidedState(event)
+      return state !== undefined && state.answered && outcomeOf(state) === params.outcome
+    },
   },
 }).createMachine({
   id: 'toolCall',
   initial: 'parse',
-  // Static, not built from input: a context factory is resolved as an assign (one more snapshot
-  // per call). The call's ids are the kernel's (its environment for the call), not the chart's.
-  context: INITIAL_CONTEXT,
+  context: ({ input }) => input.state,
   states: {
-    parse: {
-      entry: 'parse',
-      exit: record('parse'),
-      always: [
-        { guard: 'failed', target: 'map' },
-        {
-          guard: 'decidedAtOnce',
-          target: 'call',
-          actions: [record('validate'), 'runPermissionAtOnce', record('permission')],
-        },
-        { target: 'validate' },
-      ],
-    },
-    validate: {
-      entry: 'validateSchema',
-      // Recorded on the way out, except into validateInput, which records the step when it ends.
-      always: [
-        { guard: 'failed', target: 'map', actions: record('validate') },
-        { guard: 'hasCustomValidation', target: 'validateInput' },
-        { guard: 'hasPreHooks', target: 'preHook', actions: record('validate') },
-        { target: 'permission', actions: record('validate') },
-      ],
-    },
-    // The second half of validate: the tool's own validateInput, which may be async.
-    validateInput: {
-      entry: 'runValidateInput',
-      exit: record('validate'),
-      on: {
-        'validateInput.done': [
-          { guard: 'eventFailed', target: 'map', actions: failAt('validate') },
-          { guard: 'hasPreHooks', target: 'preHook' },
-          { target: 'permission' },
-        ],
-        abort: { target: 'map', actions: [failAt('validate'), 'abortCall'] },
-      },
-    },
-    preHook: {
-      entry: 'runPreHooks',
-      exit: record('preHook'),
-      on: {
-        'preHook.done': [{ guard: 'eventFailed', target: 'map', actions: failAt('preHook') }, { target: 'permission' }],
-        abort: { target: 'map', actions: [failAt('preHook'), 'abortCall'] },
-      },
-    },
-    permission: {
-      entry: 'runPermission',
-      exit: record('permission'),
-      on: {
-        'permission.done': [{ guard: 'eventFailed', target: 'map', actions: failAt('permission') }, { target: 'call' }],
-        abort: { target: 'map', actions: [failAt('permission'), 'abortCall'] },
-      },
-    },
-    call: {
-      entry: ['recordStart', 'runCall'],
-      exit: record('call'),
-      on: {
-        'call.done': [
-          { guard: 'overBudget', target: 'budget' },
-          // The happy path's second half in one microstep: the same actions map and emit run.
-          { guard: 'mappedCleanly', target: 'succeeded', actions: ['mapResult', record('map'), 'emit'] },
-          { target: 'map' },
-        ],
-        'call.failed': { target: 'map', actions: failAt('call') },
-        abort: { guard: 'interruptible', target: 'map', actions: [failAt('call'), 'abortCall'] },
-      },
-    },
-    budget: {
-      entry: 'runBudget',
-      exit: record('budget'),
-      // Interrupted while saving: the model still gets a preview (never the whole output), without a path.
-      on: { 'budget.done': 'map', abort: { target: 'map', actions: 'abandonBudget' } },
-    },
-    map: {
-      entry: 'mapResult',
-      exit: record('map'),
-      always: [{ guard: 'hasPostHooks', target: 'postHook' }, { target: 'emit' }],
-    },
-    postHook: {
-      entry: 'runPostHooks',
-      exit: record('postHook'),
-      on: { 'postHook.done': 'emit', abort: 'emit' },
-    },
-    emit: {
-      entry: 'emit',
-      always: [
-        { guard: 'cancelledOutcome', target: 'cancelled' },
-        { guard: 'failed', target: 'failed' },
-        { target: 'succeeded' },
-      ],
-    },
+    ...stepStates(),
     succeeded: { type: 'final' },
     failed: { type: 'final' },
     cancelled: { type: 'final' },
   },
 })
+
+/**
+ * The nine step states. The call starts in parse, whose entry runs its steps (`run`: every step
+ * that answers at once runs in turn, each deciding its events); the machine then moves, on one
+ * `decided`, to the step where the call rests waiting for an answer — a hook, a prompt, the tool,
+ * a save — or to the final state its result names. The answer runs the steps on from there the
+ * same way. Steps that never wait (parse, map, emit) are passed through in the same move; a
+ * `decided` that names any other step is a bug.
+ */
+function stepStates() {
+  const states = {} as Record<Step, ReturnType<typeof stepState>>
+  for (const step of STEPS) states[step] = stepState(step)
+  return states
+}
+
+function stepState(step: Step) {
+  const row = STEP_TABLE[step]
+  return {
+    description: row.waits ? `${row.doing}: rests here until answered` : `${row.doing}: answers at once`,
+    ...(step === 'parse' ? { entry: { type: 'run', params: { step } } as const } : {}),
+    on: {
+      decided: [
+        ...restsFrom(step).map((to) => ({
+          guard: { type: 'at', params: { step: to } } as const,
+          target: to,
+          actions: 'fold' as const,
+        })),
+        ...(['success', 'error', 'cancelled'] as const).map((outcome) => ({
+          guard: { type: 'answered', params: { outcome } } as const,
+          target: `#toolCall.${OUTCOMES[outcome]}`,
+          actions: 'fold' as const,
+        })),
+        { actions: 'illegal' as const },
+      ],
+      ...(row.waits ? { abort: { actions: 'interrupt' as const } } : {}),
+    },
+  }
+}
+
+/** The later steps a call in `step` can rest in next: those that wait, reached through the table's `next`. */
+function restsFrom(step: Step): Step[] {
+  const seen = new Set<Step>()
+  const visit = (from: Step): void => {
+    for (const to of STEP_TABLE[from].next) {
+      if (seen.has(to)) continue
+      seen.add(to)
+      visit(to)
+    }
+  }
+  visit(step)
+  return STEPS.filter((s) => s !== step && seen.has(s) && STEP_TABLE[s].waits)
+}
 
 export type ToolCallMachine = typeof toolCallMachine

@@ -1,57 +1,40 @@
-/** Context, input and events of the tool-call machine. All plain JSON. */
-import type { FailureCode, Step } from '../events/event.schema.js'
+/** Context, input and events of the tool-call machine. All plain JSON but a step's `carry`. */
+import type { CallState } from '../events/tool-call.steps.js'
+import type { ToolResultBlock } from '../events/event.schema.js'
 
-/** Why a call ended early: which step, a code for telemetry, and the text for the model. */
-export interface Failure {
-  step: Step
-  code: FailureCode
-  message: string
-  /** For a tool's own error: its class from a closed set (classifyToolError), logged for telemetry. */
-  errorClass?: string
-}
+export type { Failure, HookSay } from '../events/tool-call.steps.js'
 
-export interface PermissionDecision {
-  behavior: 'allow' | 'deny' | 'ask'
-  source: 'tool' | 'rule' | 'mode' | 'hook' | 'user' | 'default'
-  reason?: string
-  /** Input replaced by the tool or the app (recorded so replay can answer the same). */
-  updatedInput?: unknown
-}
+/** The machine's context: the call's state, the fold of its own events. */
+export type ToolCallContext = CallState
 
-/**
- * What the kernel starts a call with. The machine keeps none of it in context (a context built
- * from input costs a snapshot per call): the call's ids, its tool name and a voided call's failure
- * live in the kernel's environment for the call, found by `callId` (the actor's id).
- */
+/** What the kernel starts a call with: its state so far (the fold of its events, at least its `tool.requested`). */
 export interface ToolCallInput {
-  turnId: string
-  toolUseId: string
-  index: number
-  name: string
-  /** The kernel's key for the call's environment; also the actor's id. */
-  callId?: string
+  readonly state: CallState
 }
 
 /**
- * The machine's context: only what guards read. It starts as one frozen object shared by every
- * call and is copied only where a step assigns (a failure, steps that differ from the common case).
+ * What one step hands the next, beside the log: the tool's output and its block as they flow down
+ * call → budget → map → post-hook → emit, each step taking the previous one's result. Not part of
+ * the call's state (output that goes to the result store is never in the log); a call that stops
+ * at a wait and continues elsewhere needs none of it, since every wait comes before `call` or is
+ * closed by recovery.
  */
-export interface ToolCallContext {
-  failure: Failure | null
-  interrupt: 'cancel' | 'block'
-  /** What parse found out about the tool, so guards stay pure: which optional steps apply. */
-  steps: { customValidation: boolean; preHooks: boolean; postHooks: boolean }
+export interface Carry {
+  /** The tool's output (what a PostToolUse hook receives as `tool_response`). */
+  readonly output?: unknown
+  /** The result block so far: the output mapped, its preview, the hooks' context added. */
+  readonly block?: ToolResultBlock
+  /** The tool's mapper threw on the output: the map step turns it into the call's failure. */
+  readonly mapError?: unknown
+  /** The input the schema accepted (an optimisation: the state's input, parsed again, gives the same). */
+  readonly input?: unknown
 }
 
 export type ToolCallEvent =
-  | { type: 'validateInput.done'; failure?: Failure }
-  | { type: 'preHook.done'; failure?: Failure }
-  | { type: 'permission.done'; decision: PermissionDecision; failure?: Failure }
-  /** `mapped`: the output already mapped to a non-empty block, so the map step cannot fail. */
-  | { type: 'call.done'; overBudget: boolean; mapped?: boolean }
-  | { type: 'call.failed'; failure: Failure }
-  | { type: 'budget.done' }
-  | { type: 'postHook.done' }
+  /**
+   * A step decided: `state` is the call's state with the events it decided folded in (they are
+   * in the log already), `carry` what it hands the next step.
+   */
+  | { type: 'decided'; state: CallState; carry: Carry }
   /** Interrupts the call; `force` stops even a 'block' tool (sibling cascade, discard). */
-  /** `started: false` at the call step: the tool waits at its write-ahead fence and has not run. */
-  | { type: 'abort'; reason: string; force?: boolean; started?: boolean }
+  | { type: 'abort'; reason: string; force?: boolean }

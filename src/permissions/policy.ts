@@ -3,7 +3,6 @@
  * `checkPermissions`, and the app's `canUseTool` for "ask". Precedence deny > ask > allow.
  */
 import type { KernelEventInput } from '../events/event.schema.js'
-import type { PermissionDecision } from '../machines/tool-call.types.js'
 import { allowByDefault } from '../tools/build-tool.js'
 import type { ShellAnalyzer, ToolPorts } from '../ports/index.js'
 import type { Tool, ToolContext } from '../tools/tool.types.js'
@@ -40,6 +39,15 @@ export type CanUseTool = (
   request: PermissionRequest,
   options: { signal: AbortSignal },
 ) => PermissionAnswer | Promise<PermissionAnswer>
+
+/** A permission decision as `tool.permitted` records it. */
+export interface PermissionDecision {
+  behavior: 'allow' | 'deny' | 'ask'
+  source: 'tool' | 'rule' | 'mode' | 'hook' | 'user' | 'default'
+  reason?: string
+  /** Input replaced by the tool or the app (recorded so replay can answer the same). */
+  updatedInput?: unknown
+}
 
 export interface PermissionVerdict extends PermissionDecision {
   /** Input replaced by the tool or the app; validated again before the call. */

@@ -1,6 +1,12 @@
 /** Statistics of a log: counts, time in the queue and in execution, error classes. Pure. */
 import type { KernelEvent } from '../events/event.schema.js'
-import { advance, REQUESTED, STEP_TABLE, type CallPosition } from '../events/tool-call.steps.js'
+import {
+  advance,
+  REQUESTED,
+  STEP_TABLE,
+  type CallPosition,
+  type CallState as CallFold,
+} from '../events/tool-call.steps.js'
 import { callKey } from '../events/call-key.js'
 
 export interface CallTiming {
@@ -75,7 +81,7 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
 /** Each call's state after event `at` (inclusive): what `toolkernel inspect --at N` shows. */
 export function callStatesAt(events: readonly KernelEvent[], at: number): CallState[] {
   // Keyed by turn and id: the same tool_use id may come back in a later turn.
-  const states = new Map<string, CallState & { position: CallPosition }>()
+  const states = new Map<string, CallState & { position: CallFold }>()
   for (const event of events) {
     if (event.seq > at) break
     if (!('toolUseId' in event)) continue

@@ -221,7 +221,7 @@ function record(call: TimelineCall, event: KernelEvent, origin: number): void {
     case 'tool.completed':
       return void (call.output = isPersisted(event) ? undefined : capped(event.output))
     case 'tool.budgeted':
-      return void (call.persisted = { path: event.path, chars: event.chars })
+      return void (call.persisted = event.path === undefined ? null : { path: event.path, chars: event.chars })
     case 'tool.errored':
       return fail('tool_error', event.message)
     case 'tool.rejected':

@@ -83,7 +83,9 @@ export function describeEvent(event: KernelEvent): string {
     case 'tool.errored':
       return `errored: ${short(event.message)}`
     case 'tool.budgeted':
-      return `output persisted (${event.chars} chars) to ${event.path}`
+      return event.path === undefined
+        ? `output not saved (${event.chars} chars): ${short(event.error ?? 'no reason recorded')}`
+        : `output persisted (${event.chars} chars) to ${event.path}`
     case 'tool.rejected':
       return `rejected at ${event.step} (${event.code}): ${short(event.message)}`
     case 'tool.cancelled':

@@ -106,7 +106,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         if (event.source === 'user') entry.answer = answerOf(event, grants.get(event.toolUseId))
         break
       case 'tool.budgeted':
-        entry.persistedAt = event.path
+        if (event.path !== undefined) entry.persistedAt = event.path
         break
       default:
         break

@@ -22,6 +22,7 @@ import { recordedSources } from '../tools/pool/recorded-source.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
+import { inDecisionOrder } from './decision-order.js'
 import { TelemetrySafeError } from '../events/error-class.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
@@ -84,6 +85,9 @@ function writtenBefore02(configured: EventOf<'session.configured'> | undefined):
   return major === 0 && minor < 2
 }
 
+/** A recorded save that failed: replay's result store fails the same way. */
+class SaveFailed extends Error {}
+
 /** Output marker for a result the recording persisted: replay maps it from the saved file. */
 const PERSISTED = Symbol('persisted output')
 
@@ -94,14 +98,15 @@ const PERSISTED = Symbol('persisted output')
  * const result = await replay(parseJsonl(text).events, { tools: builtinTools, cwd })
  * if (!result.ok) console.log(result.divergence.message)
  */
-export async function replay(events: readonly KernelEvent[], options: ReplayOptions): Promise<ReplayResult> {
-  const order = checkLogOrder(events)
+export async function replay(recordedLog: readonly KernelEvent[], options: ReplayOptions): Promise<ReplayResult> {
+  const order = checkLogOrder(recordedLog)
   if (!order.ok) {
-    const at = events.find((e) => e.seq === order.seq)
+    const at = recordedLog.find((e) => e.seq === order.seq)
     const divergence = { position: order.seq, turnId: at?.turnId ?? '', expected: at, actual: undefined }
     const message = `the log is out of order: ${order.problem}`
     return { ok: false, turns: 0, divergence: { ...divergence, message }, log: [], ...reported([], options) }
   }
+  const events = inDecisionOrder(recordedLog)
   const turnIds = events.filter((e) => e.type === 'turn.started').map((e) => e.turnId)
   // Each turn gets its own recording and gates: a tool_use id may come back in a later turn.
   const now: Current = { recording: indexRecording([]), gates: new Gates(), activity: new Activity() }
@@ -146,7 +151,13 @@ export async function replay(events: readonly KernelEvent[], options: ReplayOpti
         : {
             canUseTool: (request: PermissionRequest) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
           }),
-      results: { save: ({ toolUseId }) => now.gates.wait<string>(`save:${toolUseId}`) },
+      results: {
+        save: async ({ toolUseId }) => {
+          const saved = await now.gates.wait<string | SaveFailed>(`save:${toolUseId}`)
+          if (saved instanceof SaveFailed) throw saved
+          return saved
+        },
+      },
     },
     { legacyDispatch: writtenBefore02(configured) },
   )
@@ -492,7 +503,8 @@ function drive(
       if (event.step === 'call') gates.release(`call:${event.toolUseId}`, true)
       return
     case 'tool.budgeted':
-      gates.release(`save:${event.toolUseId}`, event.path)
+      // A save that failed fails again, with the recorded reason.
+      gates.release(`save:${event.toolUseId}`, event.path ?? new SaveFailed(event.error ?? 'the save failed'))
       return
     case 'tool.validated':
     case 'tool.rejected': {

@@ -10,12 +10,14 @@ describe('docs/statecharts', () => {
     })
   }
 
-  it('draws every step, the eventless transitions and the three terminal states', () => {
+  it('draws every step, where its events lead, and the three terminal states', () => {
     const page = statechartPage('tool-call', machines['tool-call'])
     for (const step of ['parse', 'validate', 'preHook', 'permission', 'call', 'budget', 'map', 'postHook', 'emit']) {
       expect(page).toContain(`  ${step}: ${step}`)
     }
-    expect(page).toContain('parse --> map: always [failed]')
+    expect(page).toContain('parse --> map: decided [at(map)] / fold')
+    expect(page).toContain('call --> call: decided [at(call)] / fold')
+    expect(page).toContain('emit --> succeeded: decided [answered(success)] / fold')
     for (const end of ['succeeded', 'failed', 'cancelled']) expect(page).toContain(`${end} --> [*]`)
   })
 })

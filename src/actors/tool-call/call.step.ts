@@ -1,32 +1,46 @@
 /**
- * The call step: runs the tool itself, outside XState's actor machinery (one promise, no child
- * actor). Its `call.done` says whether the budget step follows, which the budget step measures.
+ * The call step: first records the start (`tool.started`, before the write-ahead fence, so
+ * recovery knows the tool may have run), then runs the tool itself — one promise, no child actor —
+ * and maps its output once, claiming its share of the turn's budget: whether the budget step
+ * follows is the call's own event (`tool.completed` with `persisted`).
  */
-import type { Tool, ToolContext } from '../../tools/tool.types.js'
-import { callDone } from './budget.step.js'
-import { controllerOf, sendIfActive, toolContextOf, type ResolvedStepArgs, type StepArgs } from './call-env.js'
-import { toolErrorText } from '../../tools/result-text.js'
+import type { KernelEventInput } from '../../events/event.schema.js'
 import { classifyToolError } from '../../events/error-class.js'
+import type { Carry } from '../../machines/tool-call.types.js'
+import { toolErrorText } from '../../tools/result-text.js'
+import type { Tool, ToolContext } from '../../tools/tool.types.js'
+import { guarded } from '../../util/guarded.js'
+import { claimBudget, textOf } from '../turn/budget.js'
+import { idsOf, toolContextOf, toolOf, type CallScope, type Decided, type StepFn } from './call-scope.js'
+import { mapOutput } from './map.step.js'
+import { acceptedInput } from './validate.step.js'
 
-export function runCallStep(args: ResolvedStepArgs): void {
-  const { log } = args.env.services
-  if (log.fence === undefined) return startTool(args)
+export const callStep: StepFn = (call, state, carry) => {
+  const tool = toolOf(call, state)
+  if (!state.started) {
+    const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
+    return { events: [{ type: 'tool.started', ...idsOf(call), interrupt }], carry }
+  }
+  const input = acceptedInput(call, tool, state, carry)
+  const { log } = call.services
+  if (log.fence === undefined) return run(call, tool, input)
   // Write-ahead: what led to this side effect is durable before the side effect starts.
-  log.fence().then(
+  const wait = call.io.wait
+  return log.fence().then(
     () => {
-      const snapshot = args.self.getSnapshot() as { status: string; matches(state: string): boolean }
-      if (snapshot.status !== 'active' || !snapshot.matches('call')) return
+      // The call moved on while it waited (a 'cancel' tool was interrupted): it never starts.
+      if (call.io.wait !== wait) return { events: [] }
       // Interrupted while it waited for the fence: even a 'block' tool has not started, so it never does.
-      const reason = args.env.abortRequested
-      if (reason === undefined) return startTool(args)
-      sendIfActive(args.self, { type: 'call.failed', failure: { step: 'call', code: 'cancelled', message: reason } })
+      const reason = call.io.abortRequested
+      return reason === undefined ? run(call, tool, input) : notRun(call, reason)
     },
-    (error: unknown) =>
-      sendIfActive(args.self, {
-        type: 'call.failed',
-        failure: { step: 'call', code: 'cancelled', message: fenceFailedText(args.tool.name, error) },
-      }),
+    (error: unknown) => notRun(call, fenceFailedText(tool.name, error)),
   )
+}
+
+/** Stopped at `call` before the tool ran: cancelled, not interrupted. */
+export function notRun(call: CallScope, reason: string): Decided {
+  return { events: [{ type: 'tool.cancelled', ...idsOf(call), step: 'call', reason, beforeRun: true }] }
 }
 
 function fenceFailedText(name: string, error: unknown): string {
@@ -34,33 +48,43 @@ function fenceFailedText(name: string, error: unknown): string {
   return `${name} was not run: the event log could not store the call before it ran (${why}), and a tool runs only once its call is recorded. Start a new session over a working log.`
 }
 
-function startTool({ self, env, tool }: ResolvedStepArgs): void {
-  env.started = true
-  invokeTool(tool, env.input, toolContextOf(env, env.turnId, env.toolUseId)).then(
-    (output) => {
-      env.output = output
-      sendIfActive(self, callDone(env, tool, env.toolUseId))
-    },
+function run(call: CallScope, tool: Tool, input: unknown): Promise<Decided> {
+  call.io.invoked = true
+  return invokeTool(tool, input, toolContextOf(call)).then(
+    (output) => completed(call, tool, output, input),
     (error: unknown) => {
-      sendIfActive(self, {
-        type: 'call.failed',
-        failure: {
-          step: 'call',
-          code: 'tool_error',
-          message: toolErrorText(tool.name, error),
-          errorClass: classifyToolError(error),
-        },
-      })
+      const errorClass = classifyToolError(error)
+      const event: KernelEventInput = {
+        type: 'tool.errored',
+        ...idsOf(call),
+        message: toolErrorText(tool.name, error),
+        ...(errorClass === undefined ? {} : { errorClass }),
+      }
+      return { events: [event], carry: { input } }
     },
   )
 }
 
 /**
- * Aborts the call's signal: a running 'cancel' tool stops, hook processes are killed, a pending
- * permission prompt learns it is no longer wanted.
+ * The tool returned: its output mapped to its block once, here, and measured against the budget.
+ * Output that goes to the result store is kept there, not in the log: the budget step names the
+ * file. A mapper that throws is handed on for the map step.
  */
-export function abortCallStep({ context, env }: StepArgs): void {
-  controllerOf(env).abort(context.failure?.message ?? 'interrupted')
+function completed(call: CallScope, tool: Tool, output: unknown, input: unknown): Decided {
+  const ids = idsOf(call)
+  let carry: Carry
+  let persist = false
+  try {
+    const block = mapOutput(tool, output, call.toolUseId)
+    carry = { input, output, block }
+    persist = claimBudget(call.budget, textOf(block).length, tool.maxResultSizeChars)
+  } catch (error) {
+    carry = { input, output, mapError: error }
+  }
+  const event: KernelEventInput = persist
+    ? { type: 'tool.completed', ...ids, persisted: true }
+    : { type: 'tool.completed', ...ids, output }
+  return { events: [event], carry }
 }
 
 /** Runs `tool.call`, draining an async generator's yields as progress. */

@@ -2,15 +2,11 @@
  * The emit step: the call's one `tool.result` joins the log, which is what the turn's message
  * is projected from (in `tool_use` order, by the messages projection).
  */
-import type { StepArgs } from './call-env.js'
+import { outcomeOf } from '../../events/tool-call.steps.js'
+import { idsOf, type StepFn } from './call-scope.js'
 
-export function emitStep({ context, env }: StepArgs): void {
-  const failure = context.failure
-  const cancelled = failure !== null && (failure.code === 'cancelled' || failure.code === 'interrupted')
-  const outcome = failure === null ? 'success' : cancelled ? 'cancelled' : 'error'
-  if (env.block !== undefined) {
-    const ids = { turnId: env.turnId, toolUseId: env.toolUseId }
-    env.services.log.append({ type: 'tool.result', ...ids, outcome, block: env.block })
-  }
-  env.emitted = true
+export const emitStep: StepFn = (call, state, carry) => {
+  const block = carry.block
+  if (block === undefined) throw new Error(`tool call ${call.toolUseId}: emit has no result block`)
+  return { events: [{ type: 'tool.result', ...idsOf(call), outcome: outcomeOf(state), block }] }
 }

@@ -1,35 +1,28 @@
 /** The map step: tool output, or the reason a call ended early, becomes one `tool_result` block. */
 import { ToolResultBlockSchema, toolResultBlock, type ToolResultBlock } from '../../events/event.schema.js'
-import type { Failure, ToolCallContext } from '../../machines/tool-call.types.js'
+import { failedBeforeCall, type CallState, type Failure } from '../../events/tool-call.steps.js'
 import type { Tool } from '../../tools/tool.types.js'
-import { resolvedTool, type CallEnv, type StepArgs } from './call-env.js'
 import * as text from '../../tools/result-text.js'
-import { withContext } from './run-hooks.js'
-import { failedBeforeCall } from '../../events/tool-call.steps.js'
 import { defaultMapper } from '../../tools/build-tool.js'
+import { idsOf, partialOutput, toolOf, withContext, type CallScope, type StepFn } from './call-scope.js'
 
-/** Builds the block into the call's environment; changes the context only when the mapper fails. */
-export function mapResultStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
-  if (context.failure !== null) {
-    env.block = withContext(failureBlock(context.failure, env), env.contexts)
-    return undefined
+/** The block from what the call step handed on (or its preview), or from the call's failure. */
+export const mapStep: StepFn = (call, state, carry) => {
+  const ids = idsOf(call)
+  if (state.failure !== null) {
+    const block = withContext(failureBlock(call, state, state.failure), state.contexts)
+    return { events: [{ type: 'tool.mapped', ...ids, isError: true }], carry: { ...carry, block } }
   }
-  const tool = resolvedTool(env)
+  const tool = toolOf(call, state)
   try {
-    const mapped = env.mapped ?? {
-      block: mapOutput(tool, env.output, env.toolUseId),
-    }
-    if ('error' in mapped) throw mapped.error
-    env.block = withContext(normalise(mapped.block, tool, env.toolUseId), env.contexts)
-    return undefined
+    if ('mapError' in carry) throw carry.mapError
+    const mapped = carry.block ?? mapOutput(tool, carry.output, call.toolUseId)
+    const block = withContext(normalise(mapped, tool, call.toolUseId), state.contexts)
+    return { events: [{ type: 'tool.mapped', ...ids, isError: block.is_error === true }], carry: { ...carry, block } }
   } catch (error) {
-    const failure: Failure = {
-      step: 'map',
-      code: 'tool_error',
-      message: `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}`,
-    }
-    env.block = withContext(failureBlock(failure, env), env.contexts)
-    return { failure }
+    const message = `${tool.name} ran, but its result could not be turned into text: ${text.describeError(error)}`
+    const block = withContext(failureBlock(call, state, { step: 'map', code: 'tool_error', message }), state.contexts)
+    return { events: [{ type: 'tool.mapped', ...ids, isError: true, failure: message }], carry: { ...carry, block } }
   }
 }
 
@@ -59,17 +52,13 @@ function normalise(result: ToolResultBlock, tool: Tool, toolUseId: string): Tool
   return toolResultBlock(toolUseId, content, result.is_error === true)
 }
 
-function failureBlock(failure: Failure, env: CallEnv): ToolResultBlock {
-  const name = env.tool?.name ?? env.name
+function failureBlock(call: CallScope, state: CallState, failure: Failure): ToolResultBlock {
   let content: string
-  // A call that never ran answers in `<tool_use_error>` (DESIGN §6); the step table knows which.
+  // A call that never ran answers in `<tool_use_error>` (docs/design.md §Results); the step table knows which.
   if (failedBeforeCall(failure.code)) content = `<tool_use_error>${failure.message}</tool_use_error>`
-  else if (failure.code === 'cancelled') content = text.cancelledText(name, failure.message)
-  else if (failure.code === 'interrupted') content = text.interruptedText(name, failure.message, partialOutput(env))
+  else if (failure.code === 'cancelled') content = text.cancelledText(state.name, failure.message)
+  else if (failure.code === 'interrupted')
+    content = text.interruptedText(state.name, failure.message, partialOutput(call.io))
   else content = failure.message
-  return toolResultBlock(env.toolUseId, content, true)
-}
-
-function partialOutput(env: CallEnv): string {
-  return env.partialCut ? `…${env.partial}` : env.partial
+  return toolResultBlock(call.toolUseId, content, true)
 }

@@ -1,46 +1,46 @@
 /** The parse step: find the tool by name or alias; the input must be a JSON object. */
-import type { Failure, ToolCallContext } from '../../machines/tool-call.types.js'
+import type { KernelEventInput } from '../../events/event.schema.js'
+import type { Failure } from '../../events/tool-call.steps.js'
 import * as text from '../../tools/result-text.js'
 import { guarded } from '../../util/guarded.js'
-import type { StepArgs } from './call-env.js'
+import { idsOf, type Decided, type StepFn } from './call-scope.js'
 import { hintFor } from './validate.step.js'
-import { decidesAtOnce } from './at-once.js'
 
 /**
- * Finds the tool and checks the input is an object. Changes the context only for what guards
- * must see: a failure, or steps that differ from the common case (hooks, validateInput, a tool
- * that cancels on interrupt).
+ * Finds the tool and checks the input is an object; records which hook steps apply, so the
+ * call's state (and a replay) walks the same steps. A call the scheduler voided before it
+ * started is cancelled here: parse is the first step.
  */
-export function parseStep({ context, env }: StepArgs): Partial<ToolCallContext> | undefined {
-  // Parse is the first step: the only failure before it is the scheduler's (a voided call).
-  if (env.voided !== undefined) return { failure: env.voided }
-  const { registry, hooks } = env.services
-  const tool = registry.find(env.name)
+export const parseStep: StepFn = (call, state) => {
+  if (call.voided !== undefined) return failed(call, call.voided)
+  const { registry, hooks } = call.services
+  const tool = registry.find(state.name)
+  // Only tools the model may use are suggested: a tool denied outright is never named.
   if (tool === undefined)
-    return fail(
-      'unknown_tool',
-      // Only tools the model may use are suggested: a tool denied outright is never named.
-      text.unknownToolText(env.name, env.services.offeredTools),
-    )
-  if (!guarded(() => tool.isEnabled(), false)) return fail('tool_disabled', text.disabledToolText(tool.name))
-  env.tool = tool
-  if (env.inputError !== undefined) return fail('invalid_json', text.invalidJsonText(tool.name, env.inputError))
-  if (!isPlainObject(env.rawInput))
-    return fail('not_an_object', text.notAnObjectText(tool.name, env.rawInput, hintFor(tool)))
-  const steps = {
-    customValidation: tool.validateInput !== undefined,
-    preHooks: hooks.has('pre', tool, env.toolUseId),
-    postHooks: hooks.has('post', tool, env.toolUseId),
-  }
-  if (!steps.customValidation && !steps.preHooks) env.atOnce = decidesAtOnce(env, tool)
-  const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
-  if (!steps.customValidation && !steps.preHooks && !steps.postHooks && interrupt === context.interrupt)
-    return undefined
-  return { steps, interrupt }
+    return reject(call, 'unknown_tool', text.unknownToolText(state.name, call.services.offeredTools))
+  if (!guarded(() => tool.isEnabled(), false)) return reject(call, 'tool_disabled', text.disabledToolText(tool.name))
+  if (call.inputError !== undefined)
+    return reject(call, 'invalid_json', text.invalidJsonText(tool.name, call.inputError))
+  if (!isPlainObject(state.input))
+    return reject(call, 'not_an_object', text.notAnObjectText(tool.name, state.input, hintFor(tool)))
+  const pre = hooks.has('pre', tool, call.toolUseId)
+  const post = hooks.has('post', tool, call.toolUseId)
+  const parsed = { type: 'tool.parsed' as const, ...idsOf(call), tool: tool.name }
+  return { events: [pre || post ? { ...parsed, hooks: { pre, post } } : parsed] }
 }
 
-function fail(code: Failure['code'], message: string): { failure: Failure } {
-  return { failure: { step: 'parse', code, message } }
+function reject(call: Parameters<StepFn>[0], code: Failure['code'], message: string): Decided {
+  return failed(call, { step: 'parse', code, message })
+}
+
+/** A failure as the log records it: a cancellation, or the step's rejection. */
+function failed(call: Parameters<StepFn>[0], failure: Failure): Decided {
+  const ids = idsOf(call)
+  const event: KernelEventInput =
+    failure.code === 'cancelled' || failure.code === 'interrupted'
+      ? { type: 'tool.cancelled', ...ids, step: failure.step, reason: failure.message }
+      : { type: 'tool.rejected', ...ids, step: failure.step, code: failure.code, message: failure.message }
+  return { events: [event] }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,27 +1,52 @@
 /**
- * Runs one tool-call actor: the machine from src/machines with the kernel's step
- * implementations provided, an environment bound to it, and a guarantee that the call ends with
- * exactly one `tool.result` event whatever fails.
+ * Runs one tool-call actor: the machine from src/machines with the kernel's steps provided, and a
+ * guarantee that the call ends with exactly one `tool.result` event whatever fails.
+ *
+ * The loop of one call: the state's step runs on entry and decides events (at once, or when what
+ * it waits for answers); they are appended to the log and folded into the state (`advance`); the
+ * `decided` event carrying that state moves the machine to the step it names. An answer that
+ * arrives after the call moved on (an interruption) is dropped.
  */
-import { createActor, type AnyActorRef } from 'xstate'
+import { createActor, enqueueActions, type AnyActorRef } from 'xstate'
 import { toolResultBlock, type Step } from '../../events/event.schema.js'
+import { advance, REQUESTED, type CallState, type Failure } from '../../events/tool-call.steps.js'
 import { toolCallMachine } from '../../machines/tool-call.machine.js'
-import type { Failure, ToolCallContext, ToolCallEvent, ToolCallInput } from '../../machines/tool-call.types.js'
-import { CallEnvs, resolved, type CallEnv, type CallServices } from './call-env.js'
-import { abandonBudgetStep, runBudgetStep } from './budget.step.js'
-import { abortCallStep, runCallStep } from './call.step.js'
+import type { Carry, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
+import {
+  controllerOf,
+  isThenable,
+  newCallIO,
+  type CallScope,
+  type CallServices,
+  type Decided,
+  type StepFn,
+} from './call-scope.js'
+import { budgetStep } from './budget.step.js'
+import { callStep } from './call.step.js'
 import { emitStep } from './emit.step.js'
-import { mapResultStep } from './map.step.js'
+import { interruptAt } from './interrupt.js'
+import { mapStep } from './map.step.js'
 import { parseStep } from './parse.step.js'
-import { runPermissionStep } from './permission.step.js'
-import { runPostHooksStep } from './post-hook.step.js'
-import { runPreHooksStep } from './pre-hook.step.js'
-import { runValidateInputStep, validateSchemaStep } from './validate.step.js'
+import { permissionStep } from './permission.step.js'
+import { postHookStep } from './post-hook.step.js'
+import { preHookStep } from './pre-hook.step.js'
+import { validateStep } from './validate.step.js'
 import type { TurnBudget } from '../turn/budget.js'
-import { recordStart, recordStep } from './record-step.js'
-import { runPermissionAtOnceStep } from './at-once.js'
 import { describeError } from '../../tools/result-text.js'
 import type { Tool } from '../../tools/tool.types.js'
+
+/** The nine steps, each a function from the call's state (and what the step before handed on) to events. */
+export const STEP_FUNCTIONS: { readonly [S in Step]: StepFn } = {
+  parse: parseStep,
+  validate: validateStep,
+  preHook: preHookStep,
+  permission: permissionStep,
+  call: callStep,
+  budget: budgetStep,
+  map: mapStep,
+  postHook: postHookStep,
+  emit: emitStep,
+}
 
 export interface CallRequest {
   turnId: string
@@ -35,11 +60,7 @@ export interface CallRequest {
   voided?: Failure
   /** The turn's message budget, shared by its calls. */
   budget: TurnBudget
-  /**
-   * The tool and its schema-validated input, as the turn's safety check found them: parse uses
-   * them to predict the short lane instead of running the schema again, if the name still finds
-   * the same tool.
-   */
+  /** The tool and its schema-validated input, as the turn's safety check found them (validated once). */
   validated?: { tool: Tool; input: unknown }
 }
 
@@ -66,85 +87,148 @@ export interface CallHandle {
 const NOT_FAILED: CallOutcome = Object.freeze({ toolFailed: false })
 const FAILED: CallOutcome = Object.freeze({ toolFailed: true })
 
+/** A running call: its scope, what its waiting step was handed, and how a bug ends it. */
+interface Running {
+  readonly scope: CallScope
+  held: Carry
+  readonly fail: (error: unknown) => void
+}
+
 /**
- * The machine with the kernel's step implementations, and the registry of its calls'
- * environments. Built once per kernel.
+ * Sees each call's state after every move of its machine (tests: it must equal the fold of the
+ * call's events in the log at that moment).
  */
-export function provideToolCallMachine() {
-  const envs = new CallEnvs()
+export type CallObserver = (call: { turnId: string; toolUseId: string }, state: CallState) => void
+
+/** The machine with the kernel's steps, and the calls it runs (by actor id). Built once per kernel. */
+export function provideToolCallMachine(observe?: CallObserver) {
+  const calls = new Map<string, Running>()
+  const of = (self: AnyActorRef): Running => {
+    const running = calls.get(self.id)
+    if (running === undefined) throw new Error(`no tool call for actor ${self.id} (start calls with startToolCall)`)
+    return running
+  }
   const machine = toolCallMachine.provide({
     actions: {
-      parse: envs.assigning(parseStep),
-      validateSchema: envs.assigning(resolved(validateSchemaStep)),
-      runValidateInput: envs.raising(resolved(runValidateInputStep)),
-      runPreHooks: envs.raising(resolved(runPreHooksStep)),
-      runPermission: envs.raising(resolved(runPermissionStep)),
-      runCall: envs.step(resolved(runCallStep)),
-      abortCall: envs.step(abortCallStep),
-      runBudget: envs.raising(runBudgetStep),
-      abandonBudget: envs.step(abandonBudgetStep),
-      mapResult: envs.assigning(mapResultStep),
-      emit: envs.step(emitStep),
-      runPostHooks: envs.raising(resolved(runPostHooksStep)),
-      recordStep: ((
-        { context, self, event }: { context: ToolCallContext; self: AnyActorRef; event: ToolCallEvent },
-        params: { step: Step },
-      ) => recordStep({ context, self, event, env: envs.of(self) }, params)) as never,
-      recordStart: envs.step(recordStart),
-      runPermissionAtOnce: envs.step(resolved(runPermissionAtOnceStep)),
-    },
-    guards: {
-      // Taken only in the initial macrostep (parse's `always`), whose event is the init event
-      // with the call's input: that names the environment, since guards get no `self`.
-      decidedAtOnce: ({ event }: { event: unknown }) => {
-        const init = event as { type: string; input?: ToolCallInput }
-        return init.type === 'xstate.init' && envs.byId(init.input?.callId).atOnce === true
-      },
+      run: callAction(({ context, self, enqueue }) => {
+        enqueue.raise(drive(of(self), self, context, {}))
+      }) as never,
+      interrupt: callAction(({ context, event, self, enqueue }) => {
+        if (event.type !== 'abort') return
+        const running = of(self)
+        const interruption = interruptAt(running.scope, context, running.held, event.reason, event.force === true)
+        if (interruption === undefined) return
+        running.scope.io.wait++ // the answer the step waits for is no longer wanted
+        const decided = apply(running.scope, context, interruption.decided, running.held)
+        if (interruption.abort) controllerOf(running.scope).abort(event.reason)
+        enqueue.raise(decided.state.answered ? decided : drive(running, self, decided.state, decided.carry))
+      }) as never,
     },
   })
-  return { machine, envs }
+  let count = 0
+  return { machine, calls, observe, nextId: () => `call-${++count}` }
 }
+
+/** An action of the kernel's over the machine's own context and events. */
+const callAction = (
+  body: Parameters<
+    typeof enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>
+  >[0],
+) => enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, never, never, never, never, never>(body)
 
 export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
 
-/** Starts one call. The returned promise settles once its result is logged. */
+/**
+ * Runs the call's steps from `state` while they answer at once, appending and folding what each
+ * decides; stops where a step waits (its answer, when it comes, drives on from there) or where
+ * the call is answered. Returns the `decided` event for where the call now rests.
+ */
+function drive(
+  running: Running,
+  self: AnyActorRef,
+  state: CallState,
+  carry: Carry,
+): Extract<ToolCallEvent, { type: 'decided' }> {
+  const { scope } = running
+  for (;;) {
+    const wait = ++scope.io.wait
+    const answer = STEP_FUNCTIONS[state.step](scope, state, carry)
+    if (isThenable<Decided>(answer)) {
+      running.held = carry
+      const from = state
+      const handed = carry
+      answer.then(
+        (decided) => {
+          if (scope.io.wait !== wait || self.getSnapshot().status !== 'active') return
+          let event: ToolCallEvent
+          try {
+            const next = apply(scope, from, decided, handed)
+            event = next.state.answered ? next : drive(running, self, next.state, next.carry)
+          } catch (error) {
+            return running.fail(error)
+          }
+          self.send(event)
+        },
+        (error: unknown) => {
+          if (scope.io.wait === wait) running.fail(error)
+        },
+      )
+      return { type: 'decided', state, carry }
+    }
+    const next = apply(scope, state, answer, carry)
+    if (next.state.answered) return next
+    state = next.state
+    carry = next.carry
+  }
+}
+
+/** Appends a step's events and folds them into the state: the `decided` event that moves the machine. */
+function apply(
+  scope: CallScope,
+  state: CallState,
+  decided: Decided,
+  carry: Carry,
+): Extract<ToolCallEvent, { type: 'decided' }> {
+  const { log } = scope.services
+  let next = state
+  for (const event of decided.events) {
+    log.append(event)
+    next = advance(next, event as Parameters<typeof advance>[1])
+  }
+  // A step that decides nothing would run again forever: a bug, which ends the call.
+  if (next === state) throw new Error(`tool call ${scope.toolUseId}: the ${state.step} step decided nothing`)
+  if (next.answered) scope.io.answered = true
+  return { type: 'decided', state: next, carry: decided.carry ?? carry }
+}
+
+/** The state a new call starts from: its `tool.requested`, folded. */
+export function requestedState(request: Pick<CallRequest, 'name' | 'input'>): CallState {
+  return { ...REQUESTED, name: request.name, input: request.input }
+}
+
+/** Starts one call. Its `onDone` listener hears once its result is logged. */
 export function startToolCall(
-  { machine, envs }: ProvidedToolCallMachine,
+  { machine, calls, observe, nextId }: ProvidedToolCallMachine,
   services: CallServices,
   request: CallRequest,
 ): CallHandle {
-  const env: CallEnv = {
+  const scope: CallScope = {
     services,
     turnId: request.turnId,
     toolUseId: request.toolUseId,
     index: request.index,
-    name: request.name,
-    voided: request.voided,
-    validated: request.validated,
-    rawInput: request.input,
-    inputError: request.inputError,
-    controller: undefined,
     budget: request.budget,
-    partial: '',
-    partialCut: false,
-    progressEvents: 0,
-    progressLogged: 0,
-    hooks: {},
-    contexts: [],
-    emitted: false,
+    voided: request.voided,
+    inputError: request.inputError,
+    validated: request.validated,
+    io: newCallIO(),
   }
-  const { callId, unbind } = envs.bind(env)
-  const input: ToolCallInput = {
-    turnId: request.turnId,
-    toolUseId: request.toolUseId,
-    index: request.index,
-    name: request.name,
-    callId,
-  }
+  const callId = nextId()
+  const done = settleOnce()
   // A bug in a step: still answer the tool_use, and say where it broke.
   const failInternally = (error: unknown): void => {
-    if (!env.emitted) {
-      env.emitted = true
+    if (!scope.io.answered) {
+      scope.io.answered = true
       const content = `toolkernel failed internally while running this call (${describeError(error)}); it may or may not have run.`
       services.log.append({
         type: 'tool.result',
@@ -154,29 +238,35 @@ export function startToolCall(
         block: toolResultBlock(request.toolUseId, content, true),
       })
     }
-    unbind()
+    calls.delete(callId)
+    done.settle(NOT_FAILED)
   }
+  const running: Running = {
+    scope,
+    held: {},
+    fail: (error) => {
+      failInternally(error)
+      actor.stop()
+    },
+  }
+  calls.set(callId, running)
   // XState never throws out of createActor: an error in the initial step comes to `error` below.
-  const actor = createActor(machine, { input, id: callId })
-  const done = settleOnce()
+  const actor = createActor(machine, { input: { state: requestedState(request) }, id: callId })
+  if (observe !== undefined) actor.subscribe((snapshot) => observe(scope, snapshot.context))
   actor.subscribe({
     complete: () => {
-      unbind()
-      const failure = actor.getSnapshot().context.failure
+      calls.delete(callId)
+      const failure = (actor.getSnapshot().context as ToolCallContext).failure
       done.settle(failure?.step === 'call' && failure.code === 'tool_error' ? FAILED : NOT_FAILED)
     },
-    error: (error: unknown) => {
-      failInternally(error)
-      done.settle(NOT_FAILED)
-    },
+    error: (error: unknown) => failInternally(error),
   })
   actor.start()
   return {
     onDone: done.onDone,
     abort: (reason: string, force = false) => {
-      env.abortRequested ??= reason
-      const started = env.started === true
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force, started })
+      scope.io.abortRequested ??= reason
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force })
     },
   }
 }

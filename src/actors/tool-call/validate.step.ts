@@ -1,33 +1,48 @@
 /** The validate step: the tool's zod schema (strict objects), then its own validateInput. */
-import type { Failure, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
+import type { CallState, Failure } from '../../events/tool-call.steps.js'
+import type { Carry } from '../../machines/tool-call.types.js'
 import { describeIssues, parseInput, schemaHint } from '../../tools/input-errors.js'
 import * as text from '../../tools/result-text.js'
 import { inputJsonSchema } from '../../tools/to-api-format.js'
 import { outOfModeText, unloadedToolText } from '../../tools/builtin/tool-search.tool.js'
 import type { Tool } from '../../tools/tool.types.js'
 import { guarded } from '../../util/guarded.js'
-import { attempt, toolContextOf, type ResolvedStepArgs } from './call-env.js'
+import { attempt, idsOf, toolContextOf, toolOf, type CallScope, type Decided, type StepFn } from './call-scope.js'
 
 /**
- * Schema validation: changes the context only when the input is invalid. A deferred tool called
- * before it was loaded is checked against its full schema all the same: a valid call runs, an
- * invalid one is told to load the tool first — and either way the tool is loaded (`tool.loaded`,
- * how: call), so the next request carries its schema.
+ * Schema validation, then the tool's own `validateInput` (which may be async). A deferred tool
+ * called before it was loaded is checked against its full schema all the same: a valid call runs,
+ * an invalid one is told to load the tool first — and either way the tool is loaded
+ * (`tool.loaded`, how: call), so the next request carries its schema.
  */
-export function validateSchemaStep({ env, tool }: ResolvedStepArgs): Partial<ToolCallContext> | undefined {
-  const loader = env.services.registry.loader
+export const validateStep: StepFn = (call, state) => {
+  const tool = toolOf(call, state)
+  const loader = call.services.registry.loader
   const mode = loader?.outOfMode(tool.name)
   if (mode !== undefined)
-    return { failure: { step: 'validate', code: 'tool_disabled', message: outOfModeText(tool.name, mode) } }
+    return rejected(call, { step: 'validate', code: 'tool_disabled', message: outOfModeText(tool.name, mode) })
   const unloaded = loader?.isUnloaded(tool.name) === true
-  if (unloaded) loader?.load(tool.name, { turnId: env.turnId, toolUseId: env.toolUseId })
-  const checked = checkSchema(tool, env.rawInput)
-  if (!checked.ok) {
-    if (!unloaded) return { failure: checked.failure }
-    return { failure: { ...checked.failure, message: `${checked.failure.message}\n\n${unloadedToolText(tool.name)}` } }
-  }
-  env.input = checked.input
-  return undefined
+  if (unloaded) loader?.load(tool.name, idsOf(call))
+  const withHint = (message: string) => (unloaded ? `${message}\n\n${unloadedToolText(tool.name)}` : message)
+  // The turn already ran this tool's schema on this input (for its safety check): not twice.
+  const checked =
+    call.validated?.tool === tool ? { ok: true as const, input: call.validated.input } : checkSchema(tool, state.input)
+  if (!checked.ok) return rejected(call, { ...checked.failure, message: withHint(checked.failure.message) })
+  const valid: Decided = { events: [{ type: 'tool.validated', ...idsOf(call) }], carry: { input: checked.input } }
+  if (tool.validateInput === undefined) return valid
+  const reject = (message: string): Decided =>
+    rejected(call, { step: 'validate', code: 'validate_input', message: text.validateInputText(tool.name, message) })
+  return attempt(
+    () => tool.validateInput?.(checked.input, toolContextOf(call)) ?? { result: true as const },
+    (answer) => (answer.result ? valid : reject(withHint(answer.message))),
+    (error) => reject(`its validator failed (${text.describeError(error)})`),
+  )
+}
+
+/** A failure before the call ran, as the log records it. */
+export function rejected(call: CallScope, failure: Failure): Decided {
+  const { step, code, message } = failure
+  return { events: [{ type: 'tool.rejected', ...idsOf(call), step, code, message }] }
 }
 
 /** Schema validation, shared by the validate step and input rewritten by permission or hooks. */
@@ -53,43 +68,16 @@ export function checkSchema(
   }
 }
 
-export function runValidateInputStep({ self, env, tool }: ResolvedStepArgs): ToolCallEvent | undefined {
-  const reject = (message: string): ToolCallEvent => ({
-    type: 'validateInput.done',
-    failure: {
-      step: 'validate',
-      code: 'validate_input',
-      message: text.validateInputText(tool.name, message),
-    } satisfies Failure,
-  })
-  return attempt(
-    self,
-    () =>
-      tool.validateInput?.(env.input, toolContextOf(env, env.turnId, env.toolUseId)) ?? {
-        result: true as const,
-      },
-    (answer) =>
-      answer.result
-        ? { type: 'validateInput.done' }
-        : reject(loadedByThisCall(env) ? `${answer.message}\n\n${unloadedToolText(tool.name)}` : answer.message),
-    (error) => reject(`its validator failed (${text.describeError(error)})`),
-  )
-}
-
 /**
- * This call loaded its tool (it was deferred and unloaded, see validateSchemaStep): a
- * `validateInput` rejection then gets the same `select:` hint as a schema failure. The log says
- * so; read only on a rejection, back to this turn's start.
+ * The input as the schema accepted it: what the previous step handed on, else the state's input
+ * parsed again (the same answer: a schema is a pure function). The state's input passed the
+ * schema before any step after validate ran, so a failure here is a bug.
  */
-function loadedByThisCall(env: ResolvedStepArgs['env']): boolean {
-  const events = env.services.log.read()
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]
-    if (e === undefined || e.turnId !== env.turnId) continue
-    if (e.type === 'tool.loaded' && e.how === 'call' && e.loadedBy === env.toolUseId) return true
-    if (e.type === 'turn.started') return false
-  }
-  return false
+export function acceptedInput(call: CallScope, tool: Tool, state: CallState, carry: Carry): unknown {
+  if ('input' in carry) return carry.input
+  const checked = checkSchema(tool, state.input)
+  if (!checked.ok) throw new Error(`tool call ${call.toolUseId}: its input no longer passes the schema after validate`)
+  return checked.input
 }
 
 /** A short description of the schema for error texts. */

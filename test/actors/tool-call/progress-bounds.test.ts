@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool } from '../../../src/index.js'
-import { PROGRESS_LOG_EVENTS } from '../../../src/actors/tool-call/call-env.js'
+import { PROGRESS_LOG_EVENTS } from '../../../src/actors/tool-call/call-scope.js'
 import { assistant, testKernel } from '../../helpers.js'
 
 const Chatty = buildTool({

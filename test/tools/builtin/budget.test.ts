@@ -16,7 +16,7 @@ describe('the budget step', () => {
     const preview = text(message.content[0] as never)
     const saved = events.find((e) => e.type === 'tool.budgeted') as Extract<KernelEvent, { type: 'tool.budgeted' }>
     expect(saved.path).toMatch(/\/big-[0-9a-f]{12}\.txt$/)
-    const full = readFileSync(saved.path, 'utf8')
+    const full = readFileSync(saved.path ?? '', 'utf8')
     expect(full.split('\n')).toHaveLength(10003)
     expect(saved.chars).toBe(full.length)
     expect(preview).toMatch(

@@ -1,5 +1,5 @@
 /**
- * The step recorder alone, through a kernel: the exact events each step leaves in the log for a
+ * Each step's events, through a kernel: the exact events each step decides for a
  * call that succeeds, one with hooks, one a hook blocks, one whose tool throws (after a pre-hook
  * too), one interrupted while the app is asked or while a hook runs, one persisted by the budget
  * step (or not, when the store fails), one whose mapper throws and one called by an alias.
@@ -166,11 +166,12 @@ describe('the events each step records', () => {
       { type: 'tool.budgeted', path: '/r/a.txt', chars: 50 },
       { type: 'tool.mapped', isError: false },
     ])
-    // A store that fails saves nothing, and no budget event claims a file.
+    // A store that fails saves nothing: the budget event says why, and claims no file.
     const failing = { save: async () => Promise.reject(new Error('disk full')) }
     const unsaved = await testKernel([Big], { results: failing }).runTurn(assistant(['a', 'Big', {}]))
-    expect(steps(unsaved.events).slice(5, 7)).toStrictEqual([
+    expect(steps(unsaved.events).slice(5, 8)).toStrictEqual([
       { type: 'tool.completed', persisted: true },
+      { type: 'tool.budgeted', error: 'disk full', chars: 50 },
       { type: 'tool.mapped', isError: false },
     ])
   })
@@ -211,7 +212,7 @@ describe('the events each step records', () => {
     ])
   })
 
-  it('a mapper that throws: the map step records an error block, and no rejection', async () => {
+  it('a mapper that throws: the map step records an error block and why, and no rejection', async () => {
     const BadMap = buildTool({
       name: 'BadMap',
       description: () => 'b',
@@ -224,7 +225,11 @@ describe('the events each step records', () => {
     const { events } = await testKernel([BadMap]).runTurn(assistant(['a', 'BadMap', {}]))
     expect(steps(events).slice(5, -1)).toStrictEqual([
       { type: 'tool.completed', output: 'o' },
-      { type: 'tool.mapped', isError: true },
+      {
+        type: 'tool.mapped',
+        isError: true,
+        failure: 'BadMap ran, but its result could not be turned into text: map boom',
+      },
     ])
   })
 

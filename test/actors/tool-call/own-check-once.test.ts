@@ -1,8 +1,7 @@
 /**
- * The machine's short lane alone (at-once.ts): parse predicts that validate and permission pass
- * at once only without running anything of the tool's own — a tool's own permission check is not
- * run to predict the lane. (In a streaming turn, the preview that decides whether a concurrency-safe
- * call may start before the message ends runs it once more.)
+ * A tool's own permission check is the tool's code: it runs once per call, in the permission
+ * step, whether it answers at once or later. (In a streaming turn, the preview that decides
+ * whether a concurrency-safe call may start before the message ends runs it once more.)
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -19,7 +18,7 @@ describe("a tool's own permission check", () => {
     ['answers later', later, false],
     ['answers at once', now, true],
     ['answers later', later, true],
-  ])('that %s is not run to predict the short lane (safe: %s), and the call runs', async (_when, answer, safe) => {
+  ])('that %s runs once (safe: %s), and the call runs', async (_when, answer, safe) => {
     let checks = 0
     const Own = buildTool({
       name: 'Own',
