@@ -33,44 +33,24 @@ async function actor(n) {
   }
 }
 
-// (b') the floor XState sets for our statechart: the tool-call machine itself, each step's
-// decision a precomputed state (no step work, no fold), the call step answering after one await
-// like a no-op tool: parse → validate → permission → call (started) → call (ran) → map → emit.
+// (b') the floor XState sets for our statechart: the tool-call machine itself, its `run` doing no
+// step work and no fold — it moves the call at once to `call`, where it rests, and the no-op tool
+// answers after one await with the call's result: the two moves a no-op call makes.
 const none = () => {}
-const walk = ['validate', 'permission', 'call', 'call', 'map', 'emit']
-const base = { name: 'Noop', input: {}, started: false, answered: false, hooks: { pre: false, post: false } }
-const states = walk.map((step, i) => ({
-  ...base,
-  step,
-  started: i >= 3,
-  interrupt: 'block',
-  failure: null,
-  hookSay: null,
-  contexts: [],
-}))
-const ended = { ...states[5], answered: true }
+const base = { name: 'Noop', input: {}, started: true, answered: false, hooks: { pre: false, post: false } }
+const resting = { ...base, step: 'call', interrupt: 'block', failure: null, hookSay: null, contexts: [] }
+const ended = { ...resting, step: 'emit', answered: true }
 const decided = (state) => ({ type: 'decided', state, carry: {} })
 const shaped = toolCallMachine.provide({
   actions: {
     interrupt: none,
-    run: enqueueActions(({ context, self, enqueue }) => {
-      if (context.step === 'call' && context.started) {
-        void noop().then(() => self.send(decided(states[4])))
-        return
-      }
-      const next = {
-        parse: states[0],
-        validate: states[1],
-        permission: states[2],
-        call: states[3],
-        map: states[5],
-        emit: ended,
-      }
-      enqueue.raise(decided(next[context.step]))
+    run: enqueueActions(({ self, enqueue }) => {
+      void noop().then(() => self.send(decided(ended)))
+      enqueue.raise(decided(resting))
     }),
   },
 })
-const shapedInput = { input: { state: { ...states[0], step: 'parse' } } }
+const shapedInput = { input: { state: { ...resting, step: 'parse', started: false } } }
 async function machineFloor(n) {
   for (let i = 0; i < n; i++) {
     await new Promise((resolve) => {
@@ -236,20 +216,19 @@ the model's closing tokens in the last 200 ms. Early start cannot help a block t
 the very end of the stream: with the blocks at 200…1000 ms the ratio is
 ${fmt(streamingFigures.lastAtEnd.streaming / streamingFigures.lastAtEnd.batch, 3)}, since that last call still takes its 200 ms.
 
-Where the time goes: the statechart itself — nine step states, every effect a no-op, on the
-short lanes the kernel takes for a no-op call (parse → call when validate and permission are
-decided at once, call → succeeded when the output maps cleanly: two microsteps instead of six,
-every step still recorded) — costs ${fmt(overhead.machineFloor / overhead.actor)}× the minimal actor here; the kernel
+Where the time goes: the statechart itself — nine step states, every effect a no-op, the two
+moves a no-op call makes (the steps that answer at once run in one move to \`call\`, where the
+call rests until the tool answers; its answer runs map and emit and ends it: decision 95) — costs ${fmt(overhead.machineFloor / overhead.actor)}× the minimal actor here; the kernel
 adds ${fmt(overhead.kernel10 / overhead.machineFloor)}× on top of that floor: the events, schema validation, the scheduler and the
-projection. XState and its garbage are about three quarters of a call (decisions 70 and 76);
+projection and, since decision 95, folding each event into the call's state. XState and its garbage are about three quarters of a call (decisions 70, 76 and 95);
 reaching 2.5× needs a happy path that does not go through XState's interpreter, which the product
 rules out for now.
 
 - *direct async call*: \`await noop()\` — the floor.
 - *minimal XState actor*: create, start, run an eventless transition to a final state.
 - *tool-call machine, no-op effects*: the nine-step statechart with every effect replaced by a
-  no-op that answers at once, on its short lanes — what XState alone costs for this chart, the
-  floor for the kernel.
+  no-op that answers at once, moving as a no-op call does — what XState alone costs for this
+  chart, the floor for the kernel.
 - *kernel*: \`runTurn\` of an assistant message with 1 (or 10) no-op \`tool_use\` blocks: intake,
   safety classification, scheduler, one tool-call actor walking its steps, every event appended
   to an in-memory log, and the \`tool_result\` message projected from the log.

@@ -55,10 +55,36 @@ describe('STEP_TABLE', () => {
       preHook: ['tool.hooked', true, 'tool.rejected', false],
       permission: ['tool.permitted', true, 'tool.rejected', false],
       call: ['tool.completed', true, 'tool.errored', true],
-      budget: ['tool.budgeted', false, 'none', true],
+      budget: ['tool.budgeted', true, 'none', true],
       map: ['tool.mapped', false, 'tool.mapped', true],
-      postHook: ['tool.hooked', false, 'none', true],
+      postHook: ['tool.hooked', true, 'none', true],
       emit: ['tool.result', false, 'none', true],
+    })
+  })
+
+  it('waits: the steps a call can rest in, waiting for an answer (a validator, hooks, a prompt, the tool, a save); parse, map and emit answer at once', () => {
+    expect(STEPS.filter((s) => STEP_TABLE[s].waits)).toEqual([
+      'validate',
+      'preHook',
+      'permission',
+      'call',
+      'budget',
+      'postHook',
+    ])
+    expect(STEPS.filter((s) => !STEP_TABLE[s].waits)).toEqual(['parse', 'map', 'emit'])
+  })
+
+  it("next: where each step's events can lead (the machine lets a call rest in the waiting steps these reach)", () => {
+    expect(Object.fromEntries(STEPS.map((s) => [s, STEP_TABLE[s].next]))).toEqual({
+      parse: ['validate', 'map'],
+      validate: ['preHook', 'permission', 'map'],
+      preHook: ['permission', 'map'],
+      permission: ['call', 'map'],
+      call: ['call', 'budget', 'map'],
+      budget: ['map'],
+      map: ['postHook', 'emit'],
+      postHook: ['emit'],
+      emit: [],
     })
   })
 
