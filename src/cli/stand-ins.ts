@@ -4,6 +4,7 @@
  * schema refused) as the log recorded them for the same input. Replay with the real tools
  * (`--tools`) to check them too.
  */
+import { hookContextText } from '../actors/tool-call/call-scope.js'
 import { z } from 'zod'
 import { buildTool, defaultMapper } from '../tools/build-tool.js'
 import type { Tool } from '../tools/tool.types.js'
@@ -148,7 +149,7 @@ function mappedBlocksOf(events: readonly KernelEvent[], names: ReadonlySet<strin
 /** `block` without the hook context parts the kernel appended for `contexts` (see withContext). */
 function withoutContext(block: ToolResultBlock, contexts: readonly string[]): ToolResultBlock {
   if (contexts.length === 0 || typeof block.content === 'string') return block
-  const added = contexts.map((context) => `Context from a hook:\n${context}`)
+  const added = contexts.map(hookContextText)
   const kept = block.content.length - added.length
   const tail = block.content.slice(kept)
   const matches = kept >= 0 && tail.every((part, i) => part.type === 'text' && part.text === added[i])

@@ -218,11 +218,16 @@ export function toolContextOf(call: CallScope): ToolContext {
   return io.toolContext
 }
 
+/** How a hook's added context reads to the model (replay's stand-ins take it back out). */
+export function hookContextText(context: string): string {
+  return `Context from a hook:\n${context}`
+}
+
 /** The block with hook context added for the model, as text parts after the tool's own content. */
 export function withContext(block: ToolResultBlock, contexts: readonly string[]): ToolResultBlock {
   if (contexts.length === 0) return block
   const parts =
     typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : [...block.content]
-  for (const context of contexts) parts.push({ type: 'text', text: `Context from a hook:\n${context}` })
+  for (const context of contexts) parts.push({ type: 'text', text: hookContextText(context) })
   return { ...block, content: parts }
 }
