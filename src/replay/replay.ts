@@ -112,8 +112,6 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
   const now: Current = { recording: indexRecording([]), gates: new Gates(), activity: new Activity() }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
-  const firstStart = events.find((e): e is EventOf<'turn.started'> => e.type === 'turn.started')
-  const configured = events.find((e): e is EventOf<'session.configured'> => e.type === 'session.configured')
   const replayTools = options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult))
   // Tools the app registered between turns join the replay kernel where the log says they did.
   const registeredLater = new Set(
@@ -121,52 +119,73 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
   )
   // Tools of a source (an MCP server) join as the log says that source offered them, names and all.
   const recorded = recordedSources(events, replayTools)
-  const kernel = createKernelInternals(
-    {
-      tools: replayTools.filter((tool) => !registeredLater.has(tool.name) && !recorded.sourced.has(tool.name)),
-      toolSources: recorded.sources,
-      ...((options.cwd ?? firstStart?.cwd) !== undefined ? { cwd: (options.cwd ?? firstStart?.cwd) as string } : {}),
-      ...(permissionsOf(options, firstStart) !== undefined
-        ? { permissions: permissionsOf(options, firstStart) as NonNullable<KernelOptions['permissions']> }
-        : {}),
-      ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
-      maxConcurrency: firstStart?.maxConcurrency ?? 10,
-      progressLogChars: Infinity,
-      // The pool's settings as recorded: ToolSearch's answers and pool.assembled depend on them.
-      ...(configured?.pool !== undefined
-        ? { toolFormat: configured.pool.format as ApiFormat, deferral: configured.pool.deferral as DeferralOptions }
-        : {}),
-      ports: {
-        clock: { now: () => 0 },
-        ids: {
-          next: (prefix) =>
-            prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+  /**
+   * A kernel as the one that ran `turn` was configured: its session.configured (each kernel logs
+   * one with its first turn) and the turn's turn.started. The first kernel starts with the tools
+   * the app had not registered later; a later one (a session resumed) with the tools it recorded.
+   */
+  const kernelFor = (turn: readonly KernelEvent[], first: boolean): KernelInternals => {
+    const started = turn[0] as EventOf<'turn.started'>
+    const configured =
+      turn.find((e): e is EventOf<'session.configured'> => e.type === 'session.configured') ??
+      events.find((e): e is EventOf<'session.configured'> => e.type === 'session.configured')
+    const own = configured === undefined || first ? undefined : new Set(configured.tools.map((t) => t.name))
+    const tools = replayTools.filter(
+      (tool) =>
+        !recorded.sourced.has(tool.name) && (own === undefined ? !registeredLater.has(tool.name) : own.has(tool.name)),
+    )
+    const cwd = options.cwd ?? started.cwd
+    const permissions = permissionsOf(options, started)
+    return createKernelInternals(
+      {
+        tools,
+        toolSources: recorded.sources,
+        ...(cwd !== undefined ? { cwd } : {}),
+        ...(permissions !== undefined ? { permissions } : {}),
+        ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
+        maxConcurrency: started.maxConcurrency,
+        progressLogChars: Infinity,
+        // The pool's settings as recorded: ToolSearch's answers and pool.assembled depend on them.
+        ...(configured?.pool !== undefined
+          ? { toolFormat: configured.pool.format as ApiFormat, deferral: configured.pool.deferral as DeferralOptions }
+          : {}),
+        ports: {
+          clock: { now: () => 0 },
+          ids: {
+            next: (prefix) =>
+              prefix === 'turn' ? (turnIds[turnIndex++] ?? `turn_replay_${turnIndex}`) : `${prefix}_replay`,
+          },
+          hookRunner: recordedHooks(now, (event) => void log.append(event)),
         },
-        hookRunner: recordedHooks(now, (event) => void log.append(event)),
-      },
-      log,
-      // An app that could not be asked was not: "ask" denied unasked, and so it must be in replay.
-      ...(configured?.asks === false
-        ? {}
-        : {
-            canUseTool: (request: PermissionRequest) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
-          }),
-      results: {
-        save: async ({ toolUseId }) => {
-          const saved = await now.gates.wait<string | SaveFailed>(`save:${toolUseId}`)
-          if (saved instanceof SaveFailed) throw saved
-          return saved
+        log,
+        // An app that could not be asked was not: "ask" denied unasked, and so it must be in replay.
+        ...(configured?.asks === false
+          ? {}
+          : {
+              canUseTool: (request: PermissionRequest) => now.gates.wait<PermissionAnswer>(`perm:${request.toolUseId}`),
+            }),
+        results: {
+          save: async ({ toolUseId }) => {
+            const saved = await now.gates.wait<string | SaveFailed>(`save:${toolUseId}`)
+            if (saved instanceof SaveFailed) throw saved
+            return saved
+          },
         },
       },
-    },
-    { legacyDispatch: writtenBefore02(configured) },
-  )
+      { legacyDispatch: writtenBefore02(configured) },
+    )
+  }
   const turns = groupTurns(events)
   const unchecked = new Set(options.inputNotChecked ?? [])
   const notChecked: NotChecked[] = []
-  // The engine decides nothing before its shell grammar is loaded; the walk must not start earlier.
-  await kernel.ready()
+  let kernel: KernelInternals | undefined
   for (const turnEvents of turns) {
+    // The first turn, and each turn where another kernel took over the session, gets its kernel;
+    // a kernel decides nothing before its shell grammar is loaded, so the walk waits for it.
+    if (kernel === undefined || turnEvents.some((e) => e.type === 'session.configured')) {
+      kernel = kernelFor(turnEvents, kernel === undefined)
+      await kernel.ready()
+    }
     recorded.advance(turnEvents)
     applyAppChanges(kernel, turnEvents, replayTools)
     now.recording = indexRecording(turnEvents)
@@ -177,13 +196,13 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     const divergence = compare(recordedPart(turnEvents), kernel.log.read(), new Set(given.map((g) => g.toolUseId)))
     notChecked.push(...given.filter((g) => divergence === undefined || g.position < divergence.position))
     if (divergence !== undefined)
-      return { ok: false, turns: turns.length, divergence, log: kernel.log.read(), ...reported(notChecked, options) }
+      return { ok: false, turns: turns.length, divergence, log: log.read(), ...reported(notChecked, options) }
   }
   return {
     ok: true,
     turns: turns.length,
     events: events.length,
-    log: kernel.log.read(),
+    log: log.read(),
     ...reported(notChecked, options),
   }
 }

@@ -248,3 +248,27 @@ describe('answers the log puts before the engine asks for them', () => {
     expect(result.log.filter((e) => e.type === 'turn.discarded')).toStrictEqual([])
   })
 })
+
+describe('a log two kernels wrote (a session resumed with other rules, cap and tools)', () => {
+  // Each kernel logs its configuration with its first turn: replay decides each turn with the
+  // configuration of the kernel that ran it, not the first one's.
+  async function twoKernels() {
+    const first = testKernel([Echo], { permissions: { deny: ['Echo'] }, maxConcurrency: 1 })
+    await first.runTurn(assistant(['a', 'Echo', { text: 'x' }], ['b', 'Echo', { text: 'y' }]))
+    const second = testKernel([Echo, Lister], { maxConcurrency: 3 }).resume(first.log)
+    await second.runTurn(assistant(['c', 'Echo', { text: 'z' }], ['d', 'Lister', {}]))
+    return first.log.read()
+  }
+
+  it('replays each turn as its own kernel decided it', async () => {
+    const events = await twoKernels()
+    expect(events.filter((e) => e.type === 'session.configured')).toHaveLength(2)
+    expectOk(await replay(events, { tools: [Echo, Lister] }))
+  })
+
+  it('and rules given to replay still decide every turn', async () => {
+    const events = await twoKernels()
+    const changed = divergenceOf(await replay(events, { tools: [Echo, Lister], permissions: { deny: ['Lister'] } }))
+    expect(changed.expected).toMatchObject({ type: 'tool.permitted', toolUseId: 'a', behavior: 'deny' })
+  })
+})
