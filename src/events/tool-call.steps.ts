@@ -183,7 +183,8 @@ type CallEvent = Extract<KernelEventInput, { toolUseId: string }>
  * failure code is added here and in its step, nowhere else.
  */
 export function advance(state: CallState, event: CallEvent): CallState {
-  const at = (step: Step, more: Partial<CallState> = {}): CallState => ({ ...state, ...more, step })
+  const at = (step: Step, more?: Partial<CallState>): CallState =>
+    more === undefined ? { ...state, step } : { ...state, ...more, step }
   const failed = (failure: Failure): CallState => at('map', { failure })
   switch (event.type) {
     case 'tool.requested':

@@ -111,7 +111,7 @@ export function provideToolCallMachine(observe?: CallObserver) {
   const machine = toolCallMachine.provide({
     actions: {
       run: callAction(({ context, self, enqueue }) => {
-        enqueue.raise(drive(of(self), self, context, {}))
+        enqueue.raise(drive(of(self), self, { state: context, carry: {} }))
       }) as never,
       interrupt: callAction(({ context, event, self, enqueue }) => {
         if (event.type !== 'abort') return
@@ -119,9 +119,9 @@ export function provideToolCallMachine(observe?: CallObserver) {
         const interruption = interruptAt(running.scope, context, running.held, event.reason, event.force === true)
         if (interruption === undefined) return
         running.scope.io.wait++ // the answer the step waits for is no longer wanted
-        const decided = apply(running.scope, context, interruption.decided, running.held)
+        const moved = apply(running.scope, { state: context, carry: running.held }, interruption.decided)
         if (interruption.abort) controllerOf(running.scope).abort(event.reason)
-        enqueue.raise(decided.state.answered ? decided : drive(running, self, decided.state, decided.carry))
+        enqueue.raise(drive(running, self, moved))
       }) as never,
     },
   })
@@ -143,27 +143,21 @@ export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
  * decides; stops where a step waits (its answer, when it comes, drives on from there) or where
  * the call is answered. Returns the `decided` event for where the call now rests.
  */
-function drive(
-  running: Running,
-  self: AnyActorRef,
-  state: CallState,
-  carry: Carry,
-): Extract<ToolCallEvent, { type: 'decided' }> {
+function drive(running: Running, self: AnyActorRef, from: Moved): Extract<ToolCallEvent, { type: 'decided' }> {
   const { scope } = running
-  for (;;) {
+  let { state, carry } = from
+  while (!state.answered) {
     const wait = ++scope.io.wait
     const answer = STEP_FUNCTIONS[state.step](scope, state, carry)
     if (isThenable<Decided>(answer)) {
       running.held = carry
-      const from = state
-      const handed = carry
+      const at = { state, carry }
       answer.then(
         (decided) => {
           if (scope.io.wait !== wait || self.getSnapshot().status !== 'active') return
           let event: ToolCallEvent
           try {
-            const next = apply(scope, from, decided, handed)
-            event = next.state.answered ? next : drive(running, self, next.state, next.carry)
+            event = drive(running, self, apply(scope, at, decided))
           } catch (error) {
             return running.fail(error)
           }
@@ -173,22 +167,21 @@ function drive(
           if (scope.io.wait === wait) running.fail(error)
         },
       )
-      return { type: 'decided', state, carry }
+      break
     }
-    const next = apply(scope, state, answer, carry)
-    if (next.state.answered) return next
-    state = next.state
-    carry = next.carry
+    ;({ state, carry } = apply(scope, { state, carry }, answer))
   }
+  return { type: 'decided', state, carry }
 }
 
-/** Appends a step's events and folds them into the state: the `decided` event that moves the machine. */
-function apply(
-  scope: CallScope,
-  state: CallState,
-  decided: Decided,
-  carry: Carry,
-): Extract<ToolCallEvent, { type: 'decided' }> {
+/** Where a step's events took the call, and what it handed on. */
+interface Moved {
+  readonly state: CallState
+  readonly carry: Carry
+}
+
+/** Appends a step's events and folds them into the state. */
+function apply(scope: CallScope, { state, carry }: Moved, decided: Decided): Moved {
   const { log } = scope.services
   let next = state
   for (const event of decided.events) {
@@ -198,7 +191,7 @@ function apply(
   // A step that decides nothing would run again forever: a bug, which ends the call.
   if (next === state) throw new Error(`tool call ${scope.toolUseId}: the ${state.step} step decided nothing`)
   if (next.answered) scope.io.answered = true
-  return { type: 'decided', state: next, carry: decided.carry ?? carry }
+  return { state: next, carry: decided.carry ?? carry }
 }
 
 /** The state a new call starts from: its `tool.requested`, folded. */
