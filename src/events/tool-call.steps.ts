@@ -1,7 +1,8 @@
 /**
- * What each of the nine steps means, in one table: the event that closes it, how a failure
- * there is recorded, and whether the tool has run by then. The recorder, recovery, inspect, the
- * timeline and replay all read it, so a step means the same thing everywhere.
+ * What each of the nine steps means, in one table (the event that closes it, how a failure there
+ * is recorded, whether the tool has run by then, where its events lead, whether a call rests
+ * there), and a call's state as the fold of its events (`advance`). The machine, recovery,
+ * inspect, the timeline and replay all read them, so a step means the same thing everywhere.
  *
  * It lives beside the event union (not in machines/) because projections may import only
  * events: the table is about what the log says, and the machine is one writer of that log.
