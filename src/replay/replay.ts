@@ -23,6 +23,7 @@ import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
 import { inDecisionOrder } from './decision-order.js'
+import { isThenable } from '../util/is-thenable.js'
 import { TelemetrySafeError } from '../events/error-class.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
@@ -306,10 +307,6 @@ class Activity {
       await new Promise<void>((resolve) => this.#quiet.push(resolve))
     }
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
 function recordedTool(tool: Tool, now: Current, readResult: (path: string) => string | undefined): Tool {

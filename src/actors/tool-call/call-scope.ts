@@ -13,6 +13,7 @@ import type { ToolRegistry } from '../../tools/tool-registry.js'
 import type { Tool, ToolContext } from '../../tools/tool.types.js'
 import type { HookRunner } from '../../hooks/hook-runner.js'
 import type { PermissionPolicy } from '../../permissions/policy.js'
+import { isThenable } from '../../util/is-thenable.js'
 
 /** Per-kernel services the steps use. */
 export interface CallServices {
@@ -107,14 +108,6 @@ export function newCallIO(): CallIO {
     answered: false,
     wait: 0,
   }
-}
-
-export function isThenable<T>(value: unknown): value is PromiseLike<T> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  )
 }
 
 /**

@@ -27,7 +27,6 @@ export function interruptAt(
 ): Interruption | undefined {
   const cancelled = (): Decided => ({
     events: [{ type: 'tool.cancelled', ...idsOf(call), step: state.step, reason }],
-    carry,
   })
   switch (state.step) {
     case 'validate':
@@ -36,7 +35,7 @@ export function interruptAt(
       return { decided: cancelled(), abort: true }
     case 'call':
       if (state.interrupt !== 'cancel' && !force) return undefined
-      return { decided: call.io.invoked ? cancelled() : { ...notRun(call, reason), carry }, abort: true }
+      return { decided: call.io.invoked ? cancelled() : notRun(call, reason), abort: true }
     case 'budget':
       return { decided: abandonBudget(call, carry), abort: false }
     case 'postHook':

@@ -1,10 +1,9 @@
 /** The parse step: find the tool by name or alias; the input must be a JSON object. */
-import type { KernelEventInput } from '../../events/event.schema.js'
 import type { Failure } from '../../events/tool-call.steps.js'
 import * as text from '../../tools/result-text.js'
 import { guarded } from '../../util/guarded.js'
 import { idsOf, type Decided, type StepFn } from './call-scope.js'
-import { hintFor } from './validate.step.js'
+import { hintFor, rejected } from './validate.step.js'
 
 /**
  * Finds the tool and checks the input is an object; records which hook steps apply, so the
@@ -30,17 +29,13 @@ export const parseStep: StepFn = (call, state) => {
 }
 
 function reject(call: Parameters<StepFn>[0], code: Failure['code'], message: string): Decided {
-  return failed(call, { step: 'parse', code, message })
+  return rejected(call, { step: 'parse', code, message })
 }
 
 /** A failure as the log records it: a cancellation, or the step's rejection. */
 function failed(call: Parameters<StepFn>[0], failure: Failure): Decided {
-  const ids = idsOf(call)
-  const event: KernelEventInput =
-    failure.code === 'cancelled' || failure.code === 'interrupted'
-      ? { type: 'tool.cancelled', ...ids, step: failure.step, reason: failure.message }
-      : { type: 'tool.rejected', ...ids, step: failure.step, code: failure.code, message: failure.message }
-  return { events: [event] }
+  if (failure.code !== 'cancelled' && failure.code !== 'interrupted') return rejected(call, failure)
+  return { events: [{ type: 'tool.cancelled', ...idsOf(call), step: failure.step, reason: failure.message }] }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

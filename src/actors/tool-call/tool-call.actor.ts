@@ -12,15 +12,7 @@ import { toolResultBlock, type Step } from '../../events/event.schema.js'
 import { advance, REQUESTED, type CallState, type Failure } from '../../events/tool-call.steps.js'
 import { toolCallMachine } from '../../machines/tool-call.machine.js'
 import type { Carry, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
-import {
-  controllerOf,
-  isThenable,
-  newCallIO,
-  type CallScope,
-  type CallServices,
-  type Decided,
-  type StepFn,
-} from './call-scope.js'
+import { controllerOf, newCallIO, type CallScope, type CallServices, type Decided, type StepFn } from './call-scope.js'
 import { budgetStep } from './budget.step.js'
 import { callStep } from './call.step.js'
 import { emitStep } from './emit.step.js'
@@ -33,6 +25,7 @@ import { preHookStep } from './pre-hook.step.js'
 import { validateStep } from './validate.step.js'
 import type { TurnBudget } from '../turn/budget.js'
 import { describeError } from '../../tools/result-text.js'
+import { isThenable } from '../../util/is-thenable.js'
 import type { Tool } from '../../tools/tool.types.js'
 
 /** The nine steps, each a function from the call's state (and what the step before handed on) to events. */
