@@ -1,21 +1,6 @@
 /** Every command of the real bin answers --help and -h (npm test builds dist first). */
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-
-const run = promisify(execFile)
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname
-
-/** Exit code and output, whether the command succeeds or fails. */
-const toolkernel = async (args: string[]) => {
-  try {
-    const { stdout, stderr } = await run('node', [bin, ...args])
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+import { toolkernel } from './run-cli.js'
 
 describe('--help', () => {
   const commands = ['demo', 'replay', 'inspect', 'stats', 'timeline', 'export']

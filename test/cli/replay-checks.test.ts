@@ -5,32 +5,18 @@
  * checked (exit 1 when it changed). With `--tools` the real schemas decide. The real bin, as a
  * child process (npm test builds dist first).
  */
-import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type * as Toolkernel from '../../src/index.js'
+import { toolkernel } from './run-cli.js'
 
-const run = promisify(execFile)
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname
 const toolsModule = new URL('../fixtures/tools/notes.tools.mjs', import.meta.url).pathname
 const changedTools = new URL('../fixtures/tools/notes-changed.tools.mjs', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'toolkernel-cli-replay-'))
 const log = join(dir, 'notes.jsonl')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-/** Exit code and output, whether the command succeeds or fails. */
-const toolkernel = async (args: string[]) => {
-  try {
-    const { stdout, stderr } = await run('node', [bin, ...args])
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
 
 beforeAll(async () => {
   // The built library and the module `--tools` loads: the log is written as an app would write it.
