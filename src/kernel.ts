@@ -23,7 +23,10 @@ import { checkDeferralOptions, type DeferralOptions } from './tools/pool/thresho
 import type { ToolSource } from './tools/tool-source.types.js'
 import { provideToolCallMachine, type CallObserver } from './actors/tool-call/tool-call.actor.js'
 import { startTurn, type TurnControl } from './actors/turn/turn.js'
-import type { EarlyStart, Turn, TurnResult } from './actors/turn/turn.types.js'
+import type { EarlyStart, PendingApproval, Turn, TurnResult } from './actors/turn/turn.types.js'
+import { pendingApprovals } from './projections/approvals.projection.js'
+import type { GrantScope } from './permissions/grants.js'
+import { answerEvent, resumedTurn } from './actors/turn/resume.js'
 import { recover } from './events/recovery.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
 import type { KernelEventInput } from './events/event.schema.js'
@@ -48,8 +51,18 @@ export interface KernelOptions {
   cwd?: string
   /** Most calls running at once. Default: env `TOOLKERNEL_MAX_CONCURRENCY`, else 10. */
   maxConcurrency?: number
-  /** Asked when a call needs approval. Without it, "ask" is denied with a message saying so. */
+  /**
+   * Asked when a call needs approval. It may answer at once, or `{ behavior: 'defer' }`: the call
+   * parks for `kernel.answer` (docs/approvals.md). Without it, every "ask" parks.
+   */
   canUseTool?: CanUseTool
+  /**
+   * What an "ask" nobody answers in the turn does: `'park'` (default) — the call waits for
+   * `kernel.answer`, in this process or another, and the turn settles with it in `pending`; or
+   * `'deny'` — it is denied at once with a message saying the app cannot ask (for apps that can
+   * never wait for a person).
+   */
+  approvals?: 'park' | 'deny'
   /**
    * Permission rules and mode, written as in Claude Code's settings.json:
    * `{ mode: 'default', allow: ['Bash(npm run test:*)'], deny: ['Read(./.env)'] }`.
@@ -121,6 +134,15 @@ export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | '
   readonly hookRunner?: HookRunner
 }
 
+/**
+ * A person's answer to a parked call: allow (once, or for the session with `grant`; with edited
+ * input, validated again), or deny with a message for the model. `digest`, when given, must be
+ * the pending call's: an answer for other input is refused.
+ */
+export type ApprovalAnswer =
+  | { behavior: 'allow'; updatedInput?: unknown; grant?: GrantScope; digest?: string }
+  | { behavior: 'deny'; message: string; digest?: string }
+
 export interface TurnOptions {
   /** Interrupts the turn: queued calls are cancelled, running 'cancel' tools aborted. */
   signal?: AbortSignal
@@ -185,6 +207,25 @@ export interface Kernel {
    * with interrupted results (`recover`), and the session's grants are honoured.
    */
   resume(log: EventLog): Kernel
+  /**
+   * The calls parked for a person's answer in this session (docs/approvals.md), read from the log:
+   * a kernel that resumes the session — in another process, after a crash — lists the same.
+   */
+  pendingApprovals(): PendingApproval[]
+  /**
+   * Answers a parked call and goes on with its turn: resolves with the turn's next result — the
+   * whole message once no call is pending, the same as if the turn had never paused. An answer is
+   * bound to the input the person saw (pass the pending call's `digest` to make sure) and is given
+   * once.
+   *
+   * @throws Error when no call `toolUseId` is waiting (never parked, already answered, already
+   * has its result), or the digest names other input; TypeError for an answer of the wrong shape.
+   * @example
+   * let result = await kernel.runTurn(response)
+   * for (const call of result.pending) result = await kernel.answer(call.toolUseId, await askPerson(call))
+   * messages.push({ role: 'assistant', content: response.content }, result.message)
+   */
+  answer(toolUseId: string, answer: ApprovalAnswer): Promise<TurnResult>
   /** Settles once the kernel can start turns (a store-backed session is open); rejects if it cannot open. */
   ready(): Promise<void>
   /** Makes the log durable and, for a store-backed session, stops renewing and gives its lease up. */
@@ -242,10 +283,10 @@ export function createKernelInternals(
   const services = buildServices(options, config, log, { clock, ids }, () => offeredNames(pool))
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine(internal.observeCalls)
-  const turnDeps = () => ({
+  const turnDeps = (turnId = ids.next('turn')) => ({
     ready: installedBashParser() === undefined ? grammar : undefined,
     logFailure: () => log.failure,
-    turnId: ids.next('turn'),
+    turnId,
     log,
     services,
     machine,
@@ -256,30 +297,67 @@ export function createKernelInternals(
   })
 
   let configured = false
-  /** A turn the kernel tracks while it runs, so a failing log can stop it. */
-  const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
+  /** Logs the kernel's configuration with the first turn it starts or goes on with. */
+  const configure = (turnId: string): void => {
+    if (configured) return
+    configured = true
+    log.append(
+      sessionConfigured(turnId, {
+        ...config,
+        tools: config.registry.tools,
+        hooks: options.hooks,
+        asks: options.canUseTool !== undefined,
+        approvals: config.approvals,
+        ...(pool.dynamic ? { pool: pool.settings() } : {}),
+      }),
+    )
+  }
+  const refuseFailedLog = (): void => {
     if (log.failure !== undefined) {
       throw new Error(
         `toolkernel: ${log.failure}. The event log failed earlier, so no new turn can be recorded; create a kernel over a working log (kernel.resume(log) closes what was cut off)`,
       )
     }
-    const turn = startTurn(turnDeps(), { mode, earlyStart: early })
-    if (!configured) {
-      configured = true
-      log.append(
-        sessionConfigured(turn.turnId, {
-          ...config,
-          tools: config.registry.tools,
-          hooks: options.hooks,
-          asks: options.canUseTool !== undefined,
-          ...(pool.dynamic ? { pool: pool.settings() } : {}),
-        }),
-      )
-    }
-    pool.beginTurn(turn.turnId)
+  }
+  /** Tracks a turn while it runs (a failing log stops it) and, while it is parked, for answers. */
+  const track = (turn: TurnControl): void => {
     live.add(turn)
-    void turn.result().then(() => live.delete(turn))
+    parked.delete(turn.turnId)
+    void turn.result().then((result) => {
+      live.delete(turn)
+      if (result.pending.length > 0) parked.set(turn.turnId, turn)
+    })
+  }
+  /** Parked turns of this kernel, by id: an answer goes on with the turn in hand. */
+  const parked = new Map<string, TurnControl>()
+  /** A turn the kernel tracks while it runs, so a failing log can stop it. */
+  const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
+    refuseFailedLog()
+    const turn = startTurn(turnDeps(), { mode, earlyStart: early })
+    configure(turn.turnId)
+    pool.beginTurn(turn.turnId)
+    track(turn)
     return turn
+  }
+
+  async function answer(toolUseId: string, given: ApprovalAnswer): Promise<TurnResult> {
+    refuseFailedLog()
+    const event = answerEvent(pendingApprovals(log.read()), log.read(), toolUseId, given)
+    const inHand = parked.get(event.turnId)
+    if (inHand !== undefined) {
+      const next = inHand.answer(toolUseId, event)
+      track(inHand)
+      return next
+    }
+    // The turn was parked by another kernel (another process, before a crash): read it back.
+    if (grammar !== undefined && installedBashParser() === undefined) await grammar
+    log.append({ type: 'turn.resumed', turnId: event.turnId, answered: toolUseId })
+    log.append(event)
+    const resumed = resumedTurn(log.read(), event.turnId)
+    const turn = startTurn(turnDeps(event.turnId), resumed.config, resumed)
+    configure(turn.turnId)
+    track(turn)
+    return turn.result()
   }
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
@@ -310,6 +388,8 @@ export function createKernelInternals(
     },
     loadTools: (names) => pool.loadByApp(names),
     runTurn,
+    pendingApprovals: () => pendingApprovals(log.read()),
+    answer,
     openTurn: open,
     ready: async () => {
       if (grammar !== undefined) await grammar
@@ -393,6 +473,7 @@ interface KernelConfig {
   rules: RuleSet
   /** The rules as written, recorded in the log for replay. */
   permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
+  approvals: 'park' | 'deny'
 }
 
 function resolveConfig(options: KernelOptions): KernelConfig {
@@ -412,7 +493,11 @@ function resolveConfig(options: KernelOptions): KernelConfig {
   }
   const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
   checkDeferralOptions(options.deferral)
+  const approvals = options.approvals ?? 'park'
+  if (approvals !== 'park' && approvals !== 'deny')
+    throw new Error(`createKernel: approvals must be 'park' or 'deny', got ${JSON.stringify(approvals)}`)
   return {
+    approvals,
     toolFormat: checkFormat(options.toolFormat ?? 'anthropic'),
     registry,
     cwd,
@@ -487,6 +572,7 @@ function buildServices(
       judge,
       grants: Grants.fromLog(log.read(), judge),
       canUseTool: options.canUseTool,
+      approvals: config.approvals,
       record,
       shell: KERNEL_SHELL,
     }),

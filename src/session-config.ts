@@ -15,6 +15,8 @@ export interface SessionSettings {
   hooks: HooksConfig | undefined
   /** The app gave canUseTool. */
   asks: boolean
+  /** What an "ask" nobody answers in the turn does. */
+  approvals: 'park' | 'deny'
   /** The pool's format and deferral, when the pool is dynamic (see KernelPool.dynamic). */
   pool?: { format: string; deferral: { mode: string; contextTokens: number; share: number; maxTools: number } }
   maxConcurrency: number
@@ -38,6 +40,7 @@ export function sessionConfigured(turnId: string, settings: SessionSettings): Ke
     },
     hooks: hookSummary(settings.hooks),
     asks: settings.asks,
+    approvals: settings.approvals,
     ...(settings.pool !== undefined ? { pool: settings.pool } : {}),
     tools: settings.tools.map(toolManifest),
   }

@@ -256,7 +256,7 @@ describe('runTurn: calls that end early get a result the model can act on', () =
     ])
   })
 
-  it('"ask" without canUseTool is denied with a message saying so', async () => {
+  it('"ask" without canUseTool, where the app chose approvals: deny, is denied with a message saying so', async () => {
     const Asker = buildTool({
       name: 'Asker',
       description: () => 'a',
@@ -264,7 +264,7 @@ describe('runTurn: calls that end early get a result the model can act on', () =
       checkPermissions: () => ({ behavior: 'ask', message: 'deletes files' }),
       call: async () => 'ran',
     })
-    const { message } = await testKernel([Asker]).runTurn(assistant(['a', 'Asker', {}]))
+    const { message } = await testKernel([Asker], { approvals: 'deny' }).runTurn(assistant(['a', 'Asker', {}]))
     expect(content(message.content[0])).toMatch(
       /Asker needs approval \(deletes files\) and this app has no way to ask the user/,
     )

@@ -113,6 +113,11 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     hooks: z.array(z.object({ event: z.string(), matcher: z.string(), hooks: z.array(z.string()) })),
     /** The app can be asked (it gave canUseTool); without it "ask" is denied unasked. Absent: true. */
     asks: z.boolean().optional(),
+    /**
+     * What an "ask" nobody answers in the turn does: `park` (the call waits for `kernel.answer`)
+     * or `deny`. Absent (logs before 0.4): deny.
+     */
+    approvals: z.enum(['park', 'deny']).optional(),
     /** The pool's configuration (only when it is dynamic: deferred tools or tool sources), for replay. */
     pool: z
       .object({
@@ -340,6 +345,46 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     outcome: z.enum(['success', 'error', 'cancelled']),
     block: ToolResultBlockSchema,
   }),
+  // Calls that wait for a person (docs/approvals.md): a call parks at its permission step, the
+  // turn settles with it pending, and an answer — in this process or another — continues it.
+  /**
+   * An "ask" nobody could answer in the turn (no `canUseTool`, or it deferred): the call waits at
+   * its permission step for `kernel.answer`. `input` is exactly the input the approval is for,
+   * `digest` binds an answer to it.
+   */
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('permission.pending'),
+    tool: z.string(),
+    input: z.unknown(),
+    digest: z.string(),
+    reason: z.string(),
+    /** Who asked: a rule, a hook, the tool's own check, or a guard every mode keeps (`default`). */
+    source: DecisionSourceSchema,
+    /** The rule that asked, when one did. */
+    rule: z.string().optional(),
+    suggestions: z.array(z.string()),
+  }),
+  /** The app's answer to a pending call (`kernel.answer`), bound to the digest of the input it saw. */
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('permission.answered'),
+    digest: z.string(),
+    behavior: z.enum(['allow', 'deny']),
+    /** The denial's message for the model. */
+    message: z.string().optional(),
+    /** Input the person edited (validated again before the call). */
+    updatedInput: z.unknown().optional(),
+    /** Allowed for the session: the grant's scope (and rule). */
+    grant: z.object({ scope: z.enum(['call', 'tool', 'rule']), rule: z.string().optional() }).optional(),
+  }),
+  /**
+   * The turn settled with calls waiting for an answer (`pending`) and calls behind them not yet
+   * started (`waiting`); everything else has its result. The turn is not over: no turn.completed.
+   */
+  z.object({ ...envelope, type: z.literal('turn.parked'), pending: z.array(z.string()), waiting: z.array(z.string()) }),
+  /** A parked turn goes on: `answered` is the call whose answer resumed it. */
+  z.object({ ...envelope, type: z.literal('turn.resumed'), answered: z.string() }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

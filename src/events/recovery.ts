@@ -20,6 +20,8 @@ interface OpenCall {
   name: string
   index: number
   position: CallState
+  /** The scheduler started it (`tool.dispatched`). */
+  dispatched: boolean
   progress: string[]
   /** What the tool answered, when its end is in the log. */
   ended?: { output: unknown } | { error: string } | { persisted: string } | { unsaved: true }
@@ -28,6 +30,8 @@ interface OpenCall {
 export interface OpenTurn {
   calls: Map<string, OpenCall>
   completed: boolean
+  /** The turn's last word was `turn.parked`: it waits for answers, nothing of it runs. */
+  parked: boolean
 }
 
 /**
@@ -41,17 +45,43 @@ export interface OpenTurn {
 export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
   const appended: KernelEventInput[] = []
   for (const [turnId, turn] of openTurns(events)) {
-    if (turn.completed) continue
-    const open = [...turn.calls].filter(([, c]) => !c.position.answered).sort(([, a], [, b]) => a.index - b.index)
+    if (turn.completed || turn.parked) continue
+    const unanswered = [...turn.calls].filter(([, c]) => !c.position.answered).sort(([, a], [, b]) => a.index - b.index)
+    // A turn with calls parked for a person stays parked (docs/approvals.md): they, and the calls
+    // not yet started behind them, go on when answered; only what was under way is closed.
+    const waits = unanswered.some(([, c]) => c.position.pending !== null && c.position.step === 'permission')
+    const open = waits ? unanswered.filter(([, c]) => c.dispatched && !parkedAt(c)) : unanswered
+    if (waits && open.length === 0) {
+      appended.push(parkedEvent(turnId, unanswered))
+      continue
+    }
     appended.push({ type: 'turn.recovered', turnId, reason: RECOVERY_REASON, open: open.map(([id]) => id) })
     for (const [toolUseId, call] of open) {
       appended.push({ type: 'tool.cancelled', turnId, toolUseId, step: call.position.step, reason: RECOVERY_REASON })
       const block = toolResultBlock(toolUseId, recoveredText(call), true)
       appended.push({ type: 'tool.result', turnId, toolUseId, outcome: 'cancelled', block })
     }
-    appended.push({ type: 'turn.completed', turnId, results: turn.calls.size })
+    if (waits)
+      appended.push(
+        parkedEvent(
+          turnId,
+          unanswered.filter(([id]) => !open.some(([o]) => o === id)),
+        ),
+      )
+    else appended.push({ type: 'turn.completed', turnId, results: turn.calls.size })
   }
   return appended
+}
+
+/** Parked at its permission step, answered or not: it has not run, and goes on when its turn does. */
+function parkedAt(call: OpenCall): boolean {
+  return call.position.pending !== null && call.position.step === 'permission'
+}
+
+function parkedEvent(turnId: string, calls: ReadonlyArray<[string, OpenCall]>): KernelEventInput {
+  const pending = calls.filter(([, c]) => parkedAt(c)).map(([id]) => id)
+  const waiting = calls.filter(([, c]) => !parkedAt(c)).map(([id]) => id)
+  return { type: 'turn.parked', turnId, pending, waiting }
 }
 
 /**
@@ -62,15 +92,24 @@ export function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn>
   const turns = new Map<string, OpenTurn>()
   for (const event of events) {
     let turn = turns.get(event.turnId)
-    if (turn === undefined) turns.set(event.turnId, (turn = { calls: new Map(), completed: false }))
+    if (turn === undefined) turns.set(event.turnId, (turn = { calls: new Map(), completed: false, parked: false }))
     if (event.type === 'turn.completed') turn.completed = true
+    if (event.type === 'turn.parked') turn.parked = true
+    if (event.type === 'turn.resumed') turn.parked = false
     if (!('toolUseId' in event)) continue
     if (event.type === 'tool.requested') {
-      turn.calls.set(event.toolUseId, { name: event.name, index: event.index, position: REQUESTED, progress: [] })
+      turn.calls.set(event.toolUseId, {
+        name: event.name,
+        index: event.index,
+        position: REQUESTED,
+        dispatched: false,
+        progress: [],
+      })
     }
     const call = turn.calls.get(event.toolUseId)
     if (call === undefined) continue
     call.position = advance(call.position, event)
+    if (event.type === 'tool.dispatched') call.dispatched = true
     if (event.type === 'tool.progress')
       call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
     if (event.type === 'tool.completed') call.ended = isPersisted(event) ? { unsaved: true } : { output: event.output }

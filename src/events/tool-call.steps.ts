@@ -33,6 +33,11 @@ export interface StepRow {
    * The step itself means it decided part of its work and runs again (call: started, then ran).
    */
   readonly next: readonly Step[]
+  /**
+   * A call may rest here again after the step decided part of its work: parked for a person's
+   * answer (permission, docs/approvals.md). Elsewhere a step that leads to itself runs on at once.
+   */
+  readonly parks: boolean
 }
 
 export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
@@ -44,6 +49,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: false,
     doing: 'finding the tool',
     next: ['validate', 'map'],
+    parks: false,
   },
   validate: {
     closedBy: 'tool.validated',
@@ -53,6 +59,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: false,
     doing: 'validating',
     next: ['preHook', 'permission', 'map'],
+    parks: false,
   },
   preHook: {
     closedBy: 'tool.hooked',
@@ -62,6 +69,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: false,
     doing: 'running pre-hooks',
     next: ['permission', 'map'],
+    parks: false,
   },
   permission: {
     closedBy: 'tool.permitted',
@@ -70,7 +78,9 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     codes: ['permission_denied'],
     afterCall: false,
     doing: 'checking permission',
-    next: ['call', 'map'],
+    // itself: parked for a person's answer, then decided once it comes
+    next: ['permission', 'call', 'map'],
+    parks: true,
   },
   call: {
     closedBy: 'tool.completed',
@@ -80,6 +90,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: true,
     doing: 'running',
     next: ['call', 'budget', 'map'],
+    parks: false,
   },
   budget: {
     closedBy: 'tool.budgeted',
@@ -89,6 +100,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: true,
     doing: 'saving oversize output',
     next: ['map'],
+    parks: false,
   },
   map: {
     closedBy: 'tool.mapped',
@@ -98,6 +110,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: true,
     doing: 'mapping the result',
     next: ['postHook', 'emit'],
+    parks: false,
   },
   postHook: {
     closedBy: 'tool.hooked',
@@ -107,8 +120,18 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     afterCall: true,
     doing: 'running post-hooks',
     next: ['emit'],
+    parks: false,
   },
-  emit: { closedBy: 'tool.result', waits: false, failure: 'none', codes: [], afterCall: true, doing: 'done', next: [] },
+  emit: {
+    closedBy: 'tool.result',
+    waits: false,
+    failure: 'none',
+    codes: [],
+    afterCall: true,
+    doing: 'done',
+    next: [],
+    parks: false,
+  },
 }
 
 /** Why a call ended early: which step, a code for telemetry, and the text for the model. */
@@ -152,6 +175,25 @@ export interface CallState {
   readonly hookSay: HookSay | null
   /** Context the PreToolUse hooks added for the model, in order. */
   readonly contexts: readonly string[]
+  /** Parked at the permission step for a person's answer (`permission.pending`), until it is decided. */
+  readonly pending: Pending | null
+  /** The person's answer to the pending ask (`permission.answered`), until the step decides from it. */
+  readonly approval: Approval | null
+}
+
+/** What a parked call waits on: the digest of the input the approval is for, and why it asked. */
+export interface Pending {
+  readonly digest: string
+  readonly reason: string
+}
+
+/** A person's answer to a parked call, as `permission.answered` recorded it. */
+export interface Approval {
+  readonly digest: string
+  readonly behavior: 'allow' | 'deny'
+  readonly message?: string
+  readonly updatedInput?: unknown
+  readonly grant?: { readonly scope: 'call' | 'tool' | 'rule'; readonly rule?: string }
 }
 
 /** Where one call stands, as far as the log tells: the part of CallState most readers need. */
@@ -169,7 +211,14 @@ export const REQUESTED: CallState = Object.freeze({
   failure: null,
   hookSay: null,
   contexts: Object.freeze([]) as readonly string[],
+  pending: null,
+  approval: null,
 })
+
+/** The call waits at its permission step for a person's answer that has not come. */
+export function isParked(state: CallState): boolean {
+  return state.step === 'permission' && state.pending !== null && state.approval === null && !state.answered
+}
 
 /** The step after `step` in the table's order. */
 export function nextStep(step: Step): Step {
@@ -199,8 +248,13 @@ export function advance(state: CallState, event: CallEvent): CallState {
     case 'tool.permitted': {
       if (state.failure !== null) return state
       const input = event.updatedInput === undefined ? {} : { input: event.updatedInput }
-      return at(event.behavior === 'allow' ? 'call' : 'map', input)
+      const decided = state.pending === null ? input : { ...input, pending: null, approval: null }
+      return at(event.behavior === 'allow' ? 'call' : 'map', decided)
     }
+    case 'permission.pending':
+      return at('permission', { pending: { digest: event.digest, reason: event.reason }, approval: null })
+    case 'permission.answered':
+      return state.pending === null ? state : { ...state, approval: approvalOf(event) }
     case 'tool.started':
       return at('call', { started: true, interrupt: event.interrupt })
     case 'tool.completed':
@@ -230,6 +284,18 @@ export function advance(state: CallState, event: CallEvent): CallState {
     default:
       return state
   }
+}
+
+function approvalOf(event: Extract<CallEvent, { type: 'permission.answered' }>): Approval {
+  const approval: { -readonly [K in keyof Approval]: Approval[K] } = { digest: event.digest, behavior: event.behavior }
+  if (event.message !== undefined) approval.message = event.message
+  if (event.updatedInput !== undefined) approval.updatedInput = event.updatedInput
+  if (event.grant !== undefined)
+    approval.grant =
+      event.grant.rule === undefined
+        ? { scope: event.grant.scope }
+        : { scope: event.grant.scope, rule: event.grant.rule }
+  return approval
 }
 
 /** After the PreToolUse hooks: their rewrite, say and context count only for a call they let go on. */

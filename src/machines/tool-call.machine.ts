@@ -38,6 +38,8 @@ export const toolCallMachine = setup({
     run: missing('run') as (args: unknown, params: { step: Step }) => void,
     /** Decides what an interruption does to the call where it stands. */
     interrupt: missing('interrupt'),
+    /** Takes a person's answer to a call parked at its permission step, and runs the steps on. */
+    answer: missing('answer'),
     fold: assign(({ context, event }) => decidedState(event) ?? context),
     illegal: ({ context, event }) => {
       const to = decidedState(event)
@@ -102,11 +104,15 @@ function stepState(step: Step) {
         { actions: 'illegal' as const },
       ],
       ...(row.waits ? { abort: { actions: 'interrupt' as const } } : {}),
+      ...(step === 'permission' ? { answer: { actions: 'answer' as const } } : {}),
     },
   }
 }
 
-/** The later steps a call in `step` can rest in next: those that wait, reached through the table's `next`. */
+/**
+ * The steps a call in `step` can rest in next: those that wait, reached through the table's
+ * `next` — the step itself only where a call parks there (permission: waiting for a person).
+ */
 function restsFrom(step: Step): Step[] {
   const seen = new Set<Step>()
   const visit = (from: Step): void => {
@@ -117,7 +123,7 @@ function restsFrom(step: Step): Step[] {
     }
   }
   visit(step)
-  return STEPS.filter((s) => s !== step && seen.has(s) && STEP_TABLE[s].waits)
+  return STEPS.filter((s) => seen.has(s) && STEP_TABLE[s].waits && (s !== step || STEP_TABLE[s].parks))
 }
 
 export type ToolCallMachine = typeof toolCallMachine

@@ -1,6 +1,6 @@
 /** Context, input and events of the tool-call machine. All plain JSON but a step's `carry`. */
 import type { CallState } from '../events/tool-call.steps.js'
-import type { ToolResultBlock } from '../events/event.schema.js'
+import type { KernelEventInput, ToolResultBlock } from '../events/event.schema.js'
 
 export type { Failure, HookSay } from '../events/tool-call.steps.js'
 
@@ -38,3 +38,5 @@ export type ToolCallEvent =
   | { type: 'decided'; state: CallState; carry: Carry }
   /** Interrupts the call; `force` stops even a 'block' tool (sibling cascade, discard). */
   | { type: 'abort'; reason: string; force?: boolean }
+  /** A person answered the call parked at its permission step (`event` is its `permission.answered`). */
+  | { type: 'answer'; event: KernelEventInput & { type: 'permission.answered' } }

@@ -33,7 +33,10 @@ export interface PermissionRequest {
  * session with `grant`, or deny with a message for the model.
  */
 export type PermissionAnswer =
-  { behavior: 'allow'; updatedInput?: unknown; grant?: GrantScope } | { behavior: 'deny'; message: string }
+  | { behavior: 'allow'; updatedInput?: unknown; grant?: GrantScope }
+  | { behavior: 'deny'; message: string }
+  /** Not now: the call parks until `kernel.answer` (docs/approvals.md). */
+  | { behavior: 'defer' }
 
 export type CanUseTool = (
   request: PermissionRequest,
@@ -52,6 +55,16 @@ export interface PermissionDecision {
 export interface PermissionVerdict extends PermissionDecision {
   /** Input replaced by the tool or the app; validated again before the call. */
   updatedInput?: unknown
+  /** An "ask" nobody answered in the turn: the call parks until a person answers (`behavior: 'ask'`). */
+  park?: { rule?: string; suggestions: string[] }
+}
+
+/** A person's answer to a parked call, as `permission.answered` recorded it. */
+export interface RecordedAnswer {
+  behavior: 'allow' | 'deny'
+  message?: string
+  updatedInput?: unknown
+  grant?: { scope: 'call' | 'tool' | 'rule'; rule?: string }
 }
 
 /** What a PreToolUse hook said about permission, if anything. */
@@ -74,6 +87,8 @@ export interface PermissionPolicy {
   preview(tool: Tool, input: unknown): 'allow' | 'deny' | 'ask' | 'unknown'
   /** Whether no deny rule keeps the model from reading this path (Read rules, where it resolves). */
   mayRead(path: string): boolean
+  /** The verdict of a person's answer to a parked call (a grant it gives is kept and logged). */
+  answered(tool: Tool, input: unknown, answer: RecordedAnswer, context: ToolContext): PermissionVerdict
 }
 
 export interface PolicyOptions {
@@ -84,12 +99,14 @@ export interface PolicyOptions {
   judge?: PathJudge | undefined
   grants: Grants
   canUseTool?: CanUseTool | undefined
+  /** What an "ask" nobody answers in the turn does: park the call for `kernel.answer`, or deny. Default deny. */
+  approvals?: 'park' | 'deny' | undefined
   record(event: KernelEventInput): void
   /** The shell analysis the kernel hands its tools: what a tool's read-only verdict may consult. */
   shell: ShellAnalyzer
 }
 
-type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask' }
+type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask'; rule?: string }
 
 export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy {
   const { cwd } = options
@@ -112,12 +129,14 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     preview: (tool, input) => previewOf(options, tool, input, previewContext),
     decide(tool, input, context, hook) {
       const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> =>
-        v.behavior === 'ask' ? askTheApp(options, tool, input, context, v.reason ?? 'it needs approval') : v
+        v.behavior === 'ask' ? askTheApp(options, tool, input, context, v) : v
       const verdict = settled(options, tool, input, hook)
       if (verdict !== undefined) return then(verdict)
       const answer = tool.checkPermissions(input, context)
       return answer instanceof Promise ? answer.then((a) => then(fromTool(a))) : then(fromTool(answer))
     },
+    answered: (tool, input, answer, context) =>
+      fromAnswer(options, tool, input, answer, { turnId: context.turnId, toolUseId: context.toolUseId }),
   }
 }
 
@@ -157,7 +176,8 @@ function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: Hook
   const guard = alwaysAsks(tool, input, command, rules, judge, options.shell)
   if (guard !== undefined) return { behavior: 'ask', source: 'default', reason: guard }
   if (mode === 'bypassPermissions') return { behavior: 'allow', source: 'mode', reason: 'bypassPermissions mode' }
-  if (rule?.behavior === 'ask') return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first` }
+  if (rule?.behavior === 'ask')
+    return { behavior: 'ask', source: 'rule', reason: `the rule ${rule.rule} asks first`, rule: rule.rule }
   if (hook?.decision === 'ask') return { behavior: 'ask', source: 'hook', reason: hook.reason ?? 'a hook asks first' }
   if (mode === 'plan' && !readOnly(tool, input, options.shell))
     return {
@@ -205,24 +225,37 @@ function fromTool(result: Awaited<ReturnType<Tool['checkPermissions']>>): Verdic
   return { behavior: result.behavior, source: 'tool', reason: result.message }
 }
 
-/** "Ask": the mode may refuse outright; otherwise the app's canUseTool answers, and may grant. */
+/**
+ * "Ask": the mode may refuse outright; otherwise the app's canUseTool answers (and may grant), or
+ * defers; with nobody to answer now the call parks for `kernel.answer` — or, where the app chose
+ * `approvals: 'deny'`, is denied.
+ */
 async function askTheApp(
   options: PolicyOptions,
   tool: Tool,
   input: unknown,
   context: ToolContext,
-  reason: string,
+  asked: Verdict,
 ): Promise<PermissionVerdict> {
+  const reason = asked.reason ?? 'it needs approval'
   if (options.mode === 'dontAsk')
     return { behavior: 'deny', source: 'mode', reason: `dontAsk mode turns every "ask" into a denial (${reason})` }
-  if (options.canUseTool === undefined)
+  const suggestions = suggestRules(tool, input, options.cwd)
+  const park = (): PermissionVerdict => ({
+    behavior: 'ask',
+    source: asked.source,
+    reason,
+    park: asked.rule === undefined ? { suggestions } : { rule: asked.rule, suggestions },
+  })
+  if (options.canUseTool === undefined) {
+    if (options.approvals === 'park') return park()
     return {
       behavior: 'deny',
       source: 'default',
       reason: `${tool.name} needs approval (${reason}) and this app has no way to ask the user`,
     }
+  }
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
-  const suggestions = suggestRules(tool, input, options.cwd)
   options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
   let answer: PermissionAnswer
   try {
@@ -233,6 +266,7 @@ async function askTheApp(
   } catch (error) {
     return { behavior: 'deny', source: 'user', reason: `the approval prompt failed (${describeError(error)})` }
   }
+  if (answer?.behavior === 'defer') return park()
   // null, a primitive, or an object without a behavior the kernel knows (the app is JavaScript too).
   if (answer?.behavior !== 'allow' && answer?.behavior !== 'deny') {
     return {
@@ -241,9 +275,27 @@ async function askTheApp(
       reason: `the approval prompt gave no answer the kernel understands (${JSON.stringify(answer)})`,
     }
   }
-  if (answer.behavior === 'deny') return { behavior: 'deny', source: 'user', reason: answer.message }
+  return fromAnswer(options, tool, input, answer.behavior === 'deny' ? answer : allowOf(answer), ids)
+}
+
+function allowOf(answer: Extract<PermissionAnswer, { behavior: 'allow' }>): RecordedAnswer {
+  const allowed: RecordedAnswer = { behavior: 'allow' }
+  if (answer.updatedInput !== undefined) allowed.updatedInput = answer.updatedInput
+  if (answer.grant !== undefined) allowed.grant = answer.grant
+  return allowed
+}
+
+/** A person's answer as a verdict: a denial with their message, or an allow (its grant kept). */
+function fromAnswer(
+  options: PolicyOptions,
+  tool: Tool,
+  input: unknown,
+  answer: RecordedAnswer,
+  ids: { turnId: string; toolUseId: string },
+): PermissionVerdict {
+  if (answer.behavior === 'deny') return { behavior: 'deny', source: 'user', reason: answer.message ?? 'denied' }
   if (answer.grant !== undefined) {
-    const failed = recordGrant(options, tool, input, answer.grant, ids)
+    const failed = recordGrant(options, tool, input, answer.grant as GrantScope, ids)
     if (failed !== undefined) return failed
   }
   return answer.updatedInput === undefined

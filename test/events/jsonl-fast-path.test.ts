@@ -41,6 +41,7 @@ const VALID: Json[] = [
     limits: { maxConcurrency: 1, messageBudgetChars: 0, progressLogChars: null },
     hooks: [{ event: 'PreToolUse', matcher: '*', hooks: ['h'] }],
     asks: true,
+    approvals: 'park',
     pool: { format: 'anthropic', deferral: { mode: 'auto', contextTokens: 1, share: 0.1, maxTools: 3 } },
     tools: [
       {
@@ -107,6 +108,26 @@ const VALID: Json[] = [
   { ...tool('tool.cancelled'), step: 'call', reason: 'r' },
   { ...tool('tool.mapped'), isError: true },
   { ...tool('tool.cascaded'), siblings: ['b'] },
+  {
+    ...tool('permission.pending'),
+    tool: 'Bash',
+    input: { command: 'rm -rf build' },
+    digest: 'd',
+    reason: 'r',
+    source: 'rule',
+    rule: 'Bash(rm:*)',
+    suggestions: ['Bash(rm:*)'],
+  },
+  {
+    ...tool('permission.answered'),
+    digest: 'd',
+    behavior: 'allow',
+    message: 'm',
+    updatedInput: { command: 'rm -rf build/tmp' },
+    grant: { scope: 'rule', rule: 'Bash(rm:*)' },
+  },
+  { ...env('turn.parked'), pending: ['u'], waiting: ['w'] },
+  { ...env('turn.resumed'), answered: 'u' },
   {
     ...env('pool.assembled'),
     format: 'anthropic',

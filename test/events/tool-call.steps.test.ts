@@ -11,6 +11,7 @@ import {
   advance,
   failedBeforeCall,
   foldCall,
+  isParked,
   nextStep,
   outcomeOf,
   postHooksFollow,
@@ -79,13 +80,35 @@ describe('STEP_TABLE', () => {
       parse: ['validate', 'map'],
       validate: ['preHook', 'permission', 'map'],
       preHook: ['permission', 'map'],
-      permission: ['call', 'map'],
+      permission: ['permission', 'call', 'map'],
       call: ['call', 'budget', 'map'],
       budget: ['map'],
       map: ['postHook', 'emit'],
       postHook: ['emit'],
       emit: [],
     })
+  })
+
+  it('parks: only at permission may a call rest again after deciding part of its work (waiting for a person)', () => {
+    expect(STEPS.filter((s) => STEP_TABLE[s].parks)).toEqual(['permission'])
+  })
+
+  it('permission.pending parks the call at permission; its answer is held until the step decides; tool.permitted clears both', () => {
+    const pending = advance(at('permission'), ev({ type: 'permission.pending', digest: 'd', reason: 'r' }))
+    expect(pending).toEqual(at('permission', { pending: { digest: 'd', reason: 'r' } }))
+    expect(isParked(pending)).toBe(true)
+    const answered = advance(pending, ev({ type: 'permission.answered', digest: 'd', behavior: 'deny', message: 'no' }))
+    expect(answered.approval).toEqual({ digest: 'd', behavior: 'deny', message: 'no' })
+    expect(isParked(answered)).toBe(false)
+    expect(advance(answered, ev({ type: 'tool.permitted', behavior: 'deny', source: 'user' }))).toEqual(
+      at('map', { pending: null, approval: null }),
+    )
+    // An answer to a call that never parked is not an approval of anything.
+    expect(advance(at('permission'), ev({ type: 'permission.answered', digest: 'd', behavior: 'allow' }))).toEqual(
+      at('permission'),
+    )
+    const cancelled = advance(pending, ev({ type: 'tool.cancelled', step: 'permission', reason: 'esc' }))
+    expect(isParked(cancelled)).toBe(false)
   })
 
   it('every closing event is an event type of the union, and each step says what a call in it is doing', () => {
@@ -106,7 +129,7 @@ describe('nextStep', () => {
 })
 
 describe('advance', () => {
-  it('REQUESTED: at parse, nameless, not started, not answered, no hooks, no failure, say or context; frozen', () => {
+  it('REQUESTED: at parse, nameless, not started, not answered, no hooks, no failure, say, context or wait; frozen', () => {
     expect(REQUESTED).toEqual({
       step: 'parse',
       name: '',
@@ -118,6 +141,8 @@ describe('advance', () => {
       failure: null,
       hookSay: null,
       contexts: [],
+      pending: null,
+      approval: null,
     })
     expect(Object.isFrozen(REQUESTED)).toBe(true)
     expect(Object.isFrozen(REQUESTED.hooks)).toBe(true)
@@ -322,6 +347,8 @@ describe('advance', () => {
       'tool.cancelled',
       'tool.mapped',
       'tool.result',
+      'permission.pending',
+      'permission.answered',
     ])
     const state = at('permission', withHooks(true, true))
     const still = KernelEventSchema.options.map((o) => o.shape.type.value).filter((type) => !moving.has(type))

@@ -22,8 +22,11 @@ import type { ToolCallEvent } from '../../src/machines/tool-call.types.js'
 type CallEvent = Parameters<typeof foldCall>[0] extends Iterable<infer E> ? E : never
 const ev = (input: Record<string, unknown>) => ({ turnId: 't', toolUseId: 'u', ...input }) as CallEvent
 
-/** When a step's decision comes: at once (the drive loop goes on), later (the call rests there), or on an abort. */
-type Kind = 'at once' | 'later' | 'abort'
+/**
+ * When a step's decision comes: at once (the drive loop goes on), later (the call rests there), on
+ * an abort, or with a person's answer to a call parked at permission.
+ */
+type Kind = 'at once' | 'later' | 'abort' | 'answer'
 /** One step's decision, as the log sees it. */
 interface Decision {
   readonly kind: Kind
@@ -35,7 +38,7 @@ interface Decision {
 }
 /** One move of the machine: what triggers it and the state its `decided` carries. */
 interface Move {
-  readonly trigger: 'run' | 'later' | 'abort'
+  readonly trigger: 'run' | 'later' | 'abort' | 'answer'
   readonly state: CallState
 }
 type Choice = [Kind, ...Array<Record<string, unknown>>]
@@ -94,7 +97,33 @@ function choices(state: CallState): Choice[] {
         ['abort', cancelled('preHook')],
       ]
     case 'permission':
+      // Parked for a person: their answer (allow, or deny and the rejection), or an abort.
+      if (state.pending !== null)
+        return [
+          [
+            'answer',
+            { type: 'permission.answered', digest: 'd', behavior: 'allow' },
+            { type: 'tool.permitted', behavior: 'allow', source: 'user' },
+          ],
+          [
+            'answer',
+            { type: 'permission.answered', digest: 'd', behavior: 'deny', message: 'no' },
+            { type: 'tool.permitted', behavior: 'deny', source: 'user' },
+            rejected('permission', 'permission_denied'),
+          ],
+          ['abort', cancelled('permission')],
+        ]
       return [
+        // Nobody can answer now (no prompt, or it deferred): the call parks.
+        ...either({
+          type: 'permission.pending',
+          tool: 'X',
+          input: {},
+          digest: 'd',
+          reason: 'r',
+          source: 'rule',
+          suggestions: [],
+        }),
         // A rule answers at once, the app's prompt later.
         ...either({ type: 'tool.permitted', behavior: 'allow', source: 'rule' }),
         ...either(
@@ -148,6 +177,8 @@ function choices(state: CallState): Choice[] {
   }
 }
 
+const ANSWER = { type: 'permission.answered', turnId: 't', toolUseId: 'u', digest: 'd', behavior: 'allow' } as const
+
 const REQUESTED_X = foldCall([ev({ type: 'tool.requested', index: 0, name: 'X', input: { n: 1 } })], REQUESTED)
 
 /** Every walk from REQUESTED_X to an answered state, one decision per step. */
@@ -191,6 +222,7 @@ const decided = (move: Move): ToolCallEvent => ({ type: 'decided', state: move.s
 function play(moves: readonly Move[]) {
   let runs = 0
   let interrupts = 0
+  let answers = 0
   let next = 0
   const take = (trigger: Move['trigger']): Move | undefined => {
     const move = moves[next]
@@ -210,6 +242,11 @@ function play(moves: readonly Move[]) {
         const move = take('abort')
         if (move !== undefined) enqueue.raise(decided(move))
       }) as never,
+      answer: enqueueActions(({ enqueue }) => {
+        answers++
+        const move = take('answer')
+        if (move !== undefined) enqueue.raise(decided(move))
+      }) as never,
     },
   })
   const actor = createActor(machine, { input: { state: REQUESTED_X } })
@@ -221,10 +258,11 @@ function play(moves: readonly Move[]) {
     const trigger = moves[next]?.trigger
     if (trigger === 'later') actor.send(decided(take('later') as Move))
     else if (trigger === 'abort') actor.send({ type: 'abort', reason: 'user pressed Esc' })
+    else if (trigger === 'answer') actor.send({ type: 'answer', event: ANSWER })
     else break // a second 'run': cannot happen, and leaves the walk untaken
     values.push(actor.getSnapshot().value)
   }
-  return { snapshot: actor.getSnapshot(), values, runs, interrupts, errors, taken: next }
+  return { snapshot: actor.getSnapshot(), values, runs, interrupts, answers, errors, taken: next }
 }
 
 /** The chart's transitions on `decided` from the states the machine can be in (parse and those a transition enters). */
@@ -279,7 +317,7 @@ describe('every walk of the tool-call machine', () => {
       for (const walk of group) {
         const moves = MOVES.get(walk) as Move[]
         const path = walk.map((d) => `${d.state.step}${d.kind === 'at once' ? '' : ` (${d.kind})`}`).join(' → ')
-        const { snapshot, values, runs, interrupts, errors, taken } = play(moves)
+        const { snapshot, values, runs, interrupts, answers, errors, taken } = play(moves)
         const last = (walk.at(-1) as Decision).state
         expect(errors, path).toEqual([])
         expect(taken, path).toBe(moves.length)
@@ -291,6 +329,7 @@ describe('every walk of the tool-call machine', () => {
         // Only parse's entry runs steps; the answers and interruptions drive on from there.
         expect(runs, path).toBe(1)
         expect(interrupts, path).toBe(moves.filter((m) => m.trigger === 'abort').length)
+        expect(answers, path).toBe(moves.filter((m) => m.trigger === 'answer').length)
         // The result is decided once, last, at emit; only the last move carries it.
         const results = walk.flatMap((d) => d.events).filter((e) => e.type === 'tool.result')
         expect(results, path).toHaveLength(1)
@@ -309,7 +348,7 @@ describe('every walk of the tool-call machine', () => {
       new Set(['success', 'error', 'cancelled']),
     )
     expect(new Set([...MOVES.values()].flatMap((moves) => moves.map((m) => m.trigger)))).toEqual(
-      new Set(['run', 'later', 'abort']),
+      new Set(['run', 'later', 'abort', 'answer']),
     )
   })
 

@@ -1,5 +1,10 @@
-/** The permission step: rules, mode, the hooks' say, grants, the tool's check and the app's prompt. */
+/**
+ * The permission step: rules, mode, the hooks' say, grants, the tool's check and the app's prompt
+ * — or, for a call parked for a person, their answer (docs/approvals.md).
+ */
 import type { KernelEventInput } from '../../events/event.schema.js'
+import type { Approval, CallState } from '../../events/tool-call.steps.js'
+import { fingerprint } from '../../permissions/grants.js'
 import type { PermissionVerdict } from '../../permissions/policy.js'
 import * as text from '../../tools/result-text.js'
 import type { Tool } from '../../tools/tool.types.js'
@@ -13,10 +18,11 @@ import { acceptedInput, checkSchema, rejected } from './validate.step.js'
 export const permissionStep: StepFn = (call, state, carry) => {
   const tool = toolOf(call, state)
   const input = acceptedInput(call, tool, state, carry)
+  if (state.approval !== null) return fromApproval(call, tool, state, state.approval, input)
   const hookSay = state.hookSay ?? undefined
   return attempt(
     () => call.services.permissions.decide(tool, input, toolContextOf(call), hookSay),
-    (verdict) => decided(call, tool, verdict, input),
+    (verdict) => decided(call, tool, state, verdict, input),
     (error) => {
       const reason = text.describeError(error)
       const permitted: KernelEventInput = {
@@ -34,7 +40,38 @@ export const permissionStep: StepFn = (call, state, carry) => {
   )
 }
 
-function decided(call: CallScope, tool: Tool, verdict: PermissionVerdict, input: unknown): Decided {
+/**
+ * A person's answer to the parked call. It is bound to the digest of the input they were shown:
+ * an answer for other input (a log edited, a digest mixed up) denies, whatever it said.
+ */
+function fromApproval(call: CallScope, tool: Tool, state: CallState, approval: Approval, input: unknown): Decided {
+  if (approval.digest !== fingerprint(tool.name, state.input) || approval.digest !== state.pending?.digest) {
+    const reason = 'the answer was given for other input than this call has, so it does not count'
+    return decided(call, tool, state, { behavior: 'deny', source: 'user', reason }, input)
+  }
+  const verdict = call.services.permissions.answered(tool, input, approval, toolContextOf(call))
+  return decided(call, tool, state, verdict, input)
+}
+
+/** A parked call: the exact input the approval is for, its digest, and who asked. */
+function parked(call: CallScope, tool: Tool, state: CallState, verdict: PermissionVerdict, input: unknown): Decided {
+  const park = verdict.park ?? { suggestions: [] }
+  const pending: KernelEventInput = {
+    type: 'permission.pending',
+    ...idsOf(call),
+    tool: tool.name,
+    input: state.input,
+    digest: fingerprint(tool.name, state.input),
+    reason: verdict.reason ?? 'it needs approval',
+    source: verdict.source,
+    ...(park.rule !== undefined ? { rule: park.rule } : {}),
+    suggestions: park.suggestions,
+  }
+  return { events: [pending], carry: { input } }
+}
+
+function decided(call: CallScope, tool: Tool, state: CallState, verdict: PermissionVerdict, input: unknown): Decided {
+  if (verdict.park !== undefined) return parked(call, tool, state, verdict, input)
   const permitted: KernelEventInput & { type: 'tool.permitted' } = {
     type: 'tool.permitted',
     ...idsOf(call),

@@ -9,7 +9,7 @@
  */
 import { createActor, enqueueActions, type AnyActorRef } from 'xstate'
 import { toolResultBlock, type Step } from '../../events/event.schema.js'
-import { advance, REQUESTED, type CallState, type Failure } from '../../events/tool-call.steps.js'
+import { advance, isParked, REQUESTED, type CallState, type Failure } from '../../events/tool-call.steps.js'
 import { toolCallMachine } from '../../machines/tool-call.machine.js'
 import type { Carry, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
 import { controllerOf, newCallIO, type CallScope, type CallServices, type Decided, type StepFn } from './call-scope.js'
@@ -55,6 +55,8 @@ export interface CallRequest {
   budget: TurnBudget
   /** The tool and its schema-validated input, as the turn's safety check found them (validated once). */
   validated?: { tool: Tool; input: unknown }
+  /** The call's state so far, folded from its events: a call that goes on (a parked turn resumed). */
+  from?: CallState
 }
 
 export interface CallOutcome {
@@ -75,6 +77,13 @@ export interface CallHandle {
    * 'block' tool running — unless `force`, which stops that too.
    */
   abort(reason: string, force?: boolean): void
+  /**
+   * Calls `listener` when the call parks at its permission step, waiting for a person's answer
+   * (at once if it is parked now). It still holds its place: an answer or an abort ends it.
+   */
+  onParked(listener: () => void): void
+  /** Gives the parked call its answer (its `permission.answered`); false when it is not parked. */
+  answer(event: Extract<ToolCallEvent, { type: 'answer' }>['event']): boolean
 }
 
 const NOT_FAILED: CallOutcome = Object.freeze({ toolFailed: false })
@@ -116,6 +125,12 @@ export function provideToolCallMachine(observe?: CallObserver) {
         if (interruption.abort) controllerOf(running.scope).abort(event.reason)
         enqueue.raise(drive(running, self, moved))
       }) as never,
+      answer: callAction(({ context, event, self, enqueue }) => {
+        if (event.type !== 'answer' || !isParked(context)) return
+        const running = of(self)
+        const moved = apply(running.scope, { state: context, carry: running.held }, { events: [event.event] })
+        enqueue.raise(drive(running, self, moved))
+      }) as never,
     },
   })
   let count = 0
@@ -133,13 +148,15 @@ export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
 
 /**
  * Runs the call's steps from `state` while they answer at once, appending and folding what each
- * decides; stops where a step waits (its answer, when it comes, drives on from there) or where
- * the call is answered. Returns the `decided` event for where the call now rests.
+ * decides; stops where a step waits (its answer, when it comes, drives on from there), where the
+ * call is parked for a person, or where it is answered. Returns the `decided` event for where
+ * the call now rests.
  */
 function drive(running: Running, self: AnyActorRef, from: Moved): Extract<ToolCallEvent, { type: 'decided' }> {
   const { scope } = running
   let { state, carry } = from
-  while (!state.answered) {
+  if (isParked(state)) running.held = carry
+  while (!state.answered && !isParked(state)) {
     const wait = ++scope.io.wait
     const answer = STEP_FUNCTIONS[state.step](scope, state, carry)
     if (isThenable<Decided>(answer)) {
@@ -163,6 +180,7 @@ function drive(running: Running, self: AnyActorRef, from: Moved): Extract<ToolCa
       break
     }
     ;({ state, carry } = apply(scope, { state, carry }, answer))
+    if (isParked(state)) running.held = carry
   }
   return { type: 'decided', state, carry }
 }
@@ -188,8 +206,8 @@ function apply(scope: CallScope, { state, carry }: Moved, decided: Decided): Mov
 }
 
 /** The state a new call starts from: its `tool.requested`, folded. */
-export function requestedState(request: Pick<CallRequest, 'name' | 'input'>): CallState {
-  return { ...REQUESTED, name: request.name, input: request.input }
+export function requestedState(request: Pick<CallRequest, 'name' | 'input' | 'from'>): CallState {
+  return request.from ?? { ...REQUESTED, name: request.name, input: request.input }
 }
 
 /** Starts one call. Its `onDone` listener hears once its result is logged. */
@@ -211,6 +229,7 @@ export function startToolCall(
   }
   const callId = nextId()
   const done = settleOnce()
+  const parked = listeners()
   // A bug in a step: still answer the tool_use, and say where it broke.
   const failInternally = (error: unknown): void => {
     if (!scope.io.answered) {
@@ -239,6 +258,10 @@ export function startToolCall(
   // XState never throws out of createActor: an error in the initial step comes to `error` below.
   const actor = createActor(machine, { input: { state: requestedState(request) }, id: callId })
   if (observe !== undefined) actor.subscribe((snapshot) => observe(scope, snapshot.context))
+  // Told once the machine rests parked (its context is then the fold of the call's events).
+  actor.subscribe((snapshot) => {
+    if (snapshot.status === 'active' && isParked(snapshot.context as CallState)) parked.fire()
+  })
   actor.subscribe({
     complete: () => {
       calls.delete(callId)
@@ -254,6 +277,33 @@ export function startToolCall(
       scope.io.abortRequested ??= reason
       if (actor.getSnapshot().status === 'active') actor.send({ type: 'abort', reason, force })
     },
+    onParked: (listener) => {
+      parked.listen(listener)
+      const snapshot = actor.getSnapshot()
+      if (snapshot.status === 'active' && isParked(snapshot.context as CallState)) listener()
+    },
+    answer: (event) => {
+      const snapshot = actor.getSnapshot()
+      if (snapshot.status !== 'active' || !isParked(snapshot.context as CallState)) return false
+      parked.rearm()
+      actor.send({ type: 'answer', event })
+      return true
+    },
+  }
+}
+
+/** Listeners told when the call parks, once per time it parks. */
+function listeners(): { listen(listener: () => void): void; fire(): void; rearm(): void } {
+  const all: Array<() => void> = []
+  let fired = false
+  return {
+    listen: (listener) => void all.push(listener),
+    fire() {
+      if (fired) return
+      fired = true
+      for (const listener of all) listener()
+    },
+    rearm: () => void (fired = false),
   }
 }
 

@@ -9,7 +9,10 @@
  * - an end that voids (a stop reason other than tool use) voids every call not yet started;
  * - an abort voids queued calls and tells running ones (forced: even 'block' tools stop);
  * - when a call that cascades fails inside a parallel batch, its running siblings are aborted
- *   (forced) and its queued siblings voided; later batches run as usual.
+ *   (forced) and its queued siblings voided; later batches run as usual;
+ * - a call parked for a person's answer keeps its place as if it ran (calls behind a parked unsafe
+ *   call wait, and it holds a slot of the cap); once the message has ended and nothing else can
+ *   move, the turn is told it is parked (`onParked`); an answer or an abort moves it on.
  *
  * With all calls present at once this is exactly batch semantics (consecutive safe calls in
  * parallel, each unsafe call alone, batches in order); with calls trickling in, it is the
@@ -51,6 +54,11 @@ export interface SchedulerOptions {
    * logs that engine wrote, so their dispatch points replay as recorded (docs/decisions/scheduling.md, 29).
    */
   legacyDispatch?: boolean
+  /**
+   * Told when every call that could finish has, and the rest are parked (`pending`) or queued
+   * behind them (`waiting`); told again each time that is so anew after an answer.
+   */
+  onParked?: (pending: readonly string[], waiting: readonly string[]) => void
 }
 
 interface Entry {
@@ -83,6 +91,9 @@ class CallQueue {
   readonly #running = new Set<Running>()
   #runningUnsafe = 0
   #pending = 0
+  /** Running calls parked for an answer, and whether the turn was told it is parked since one last moved. */
+  readonly #parked = new Set<Running>()
+  #toldParked = false
   #ended = false
   #stopped: string | undefined
   #batch = -1
@@ -150,10 +161,18 @@ class CallQueue {
     this.#pending++
     const hear = (work: () => void): void =>
       this.options.legacyDispatch === true ? queueMicrotask(() => this.#run(work)) : this.#run(work)
+    if (slot !== undefined)
+      handle.onParked(() =>
+        this.#run(() => {
+          this.#parked.add(slot)
+          this.#pump()
+        }),
+      )
     handle.onDone((outcome) =>
       hear(() => {
         this.#pending--
         if (slot !== undefined) {
+          if (this.#parked.delete(slot)) this.#toldParked = false
           this.#running.delete(slot)
           if (!entry.call.safe) this.#runningUnsafe--
           if (outcome.toolFailed && entry.call.cascades) this.#cascade(entry)
@@ -202,6 +221,12 @@ class CallQueue {
       this.#head = 0
     }
     if (this.#ended && this.#head >= queue.length && this.#pending === 0) this.subscriber.complete()
+    else if (this.#ended && this.#pending > 0 && this.#pending === this.#parked.size && !this.#toldParked) {
+      this.#toldParked = true
+      const pending = [...this.#parked].map((r) => r.entry.call.toolUseId)
+      const waiting = this.#queue.slice(this.#head).flatMap((e) => (e === undefined ? [] : [e.call.toolUseId]))
+      this.options.onParked?.(pending, waiting)
+    }
   }
 
   #start(entry: Entry): void {

@@ -13,9 +13,17 @@ import { OpenAIStreamIntake } from '../../intake/openai.js'
 import { OpenAIResponsesStreamIntake } from '../../intake/openai-responses.js'
 import { toMessageParam } from '../../intake/message-param.js'
 import { projectTurnMessage } from '../../projections/messages.projection.js'
+import { pendingApprovals } from '../../projections/approvals.projection.js'
+import type { CallState } from '../../events/tool-call.steps.js'
 import type { EventLog } from '../../ports/index.js'
 import type { CallServices } from '../tool-call/call-scope.js'
-import { startToolCall, type CallRequest, type ProvidedToolCallMachine } from '../tool-call/tool-call.actor.js'
+import {
+  startToolCall,
+  type CallHandle,
+  type CallRequest,
+  type ProvidedToolCallMachine,
+} from '../tool-call/tool-call.actor.js'
+import type { ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { TurnBudget } from './budget.js'
 import { classifySafety } from './safety.js'
 import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
@@ -46,6 +54,21 @@ export interface TurnConfig {
 
 export type InterruptKind = 'abort' | 'discard' | 'fail'
 
+/** A parked turn read back from the log, to go on (docs/approvals.md). */
+export interface ResumedTurn {
+  /** Seq of the turn's `turn.started`. */
+  readonly first: number
+  /** Every call of the turn (its id and index), for the result's count and late-call checks. */
+  readonly ids: readonly string[]
+  /** The calls without a result, in tool_use order, each with its state folded from the log. */
+  readonly calls: ReadonlyArray<{ use: IncomingToolUse; from: CallState; dispatched: boolean }>
+  /** What the turn's results put into its message so far. */
+  readonly used: number
+}
+
+/** A person's answer to a parked call, as the call appends it. */
+export type AnswerEvent = Extract<ToolCallEvent, { type: 'answer' }>['event']
+
 export class TurnRun {
   readonly turnId: string
   /** Seq of the turn's `turn.started`: its events are at or after it. */
@@ -54,7 +77,8 @@ export class TurnRun {
   discarded = false
   /** The highest index given so far, plus one: where a block the app adds goes. */
   nextIndex = 0
-  readonly result: Promise<TurnResult>
+  /** The turn settled with calls parked, and no answer has moved it on since. */
+  parked = false
   readonly anthropic: AnthropicStreamIntake
   readonly openai: OpenAIStreamIntake
   readonly responses: OpenAIResponsesStreamIntake
@@ -64,7 +88,11 @@ export class TurnRun {
   readonly #control = new Subject<SchedulerInput>()
   readonly #ids = new Set<string>()
   readonly #budget: TurnBudget
+  /** The turn's result: settles when it is over, or parked (then a new one once it is answered). */
+  #result!: Promise<TurnResult>
   #resolveResult!: (result: TurnResult) => void
+  /** Each started call's handle, for answers to parked calls. */
+  readonly #handles = new Map<string, CallHandle>()
   /** Until what decisions depend on is loaded, calls, the end and interruptions wait here in order. */
   #waiting: Array<() => void> | undefined
   #signal: AbortSignal | undefined
@@ -72,21 +100,23 @@ export class TurnRun {
   #settled: KernelEvent[] | undefined
   readonly #subscription: Subscription
 
-  constructor(deps: TurnDeps, config: TurnConfig) {
+  constructor(deps: TurnDeps, config: TurnConfig, resumed?: ResumedTurn) {
     this.#deps = deps
     this.#config = config
     this.turnId = deps.turnId
-    this.#budget = { limit: deps.messageBudget, used: 0 }
-    this.first = deps.log.append({
-      type: 'turn.started',
-      turnId: deps.turnId,
-      mode: config.mode,
-      maxConcurrency: deps.maxConcurrency,
-      earlyStart: config.earlyStart,
-      cwd: deps.services.cwd,
-      permissions: deps.permissions,
-    }).seq
-    this.result = new Promise<TurnResult>((resolve) => (this.#resolveResult = resolve))
+    this.#budget = { limit: deps.messageBudget, used: resumed?.used ?? 0 }
+    this.first =
+      resumed?.first ??
+      deps.log.append({
+        type: 'turn.started',
+        turnId: deps.turnId,
+        mode: config.mode,
+        maxConcurrency: deps.maxConcurrency,
+        earlyStart: config.earlyStart,
+        cwd: deps.services.cwd,
+        permissions: deps.permissions,
+      }).seq
+    this.#reopen()
     if (deps.ready !== undefined) {
       this.#waiting = []
       void deps.ready.then(() => {
@@ -102,6 +132,43 @@ export class TurnRun {
     this.#subscription = this.#control.pipe(scheduleCalls(this.#schedulerOptions())).subscribe({
       complete: () => this.#completed(),
     })
+    if (resumed !== undefined) this.#whenReady(() => this.#resume(resumed))
+  }
+
+  get result(): Promise<TurnResult> {
+    return this.#result
+  }
+
+  /**
+   * Gives a parked call its answer (`permission.answered`, appended by the call) and returns the
+   * turn's next result: once it is over, or parked again.
+   * @throws Error when the call is not one of this turn's parked calls.
+   */
+  answer(toolUseId: string, event: AnswerEvent): Promise<TurnResult> {
+    const handle = this.#handles.get(toolUseId)
+    if (handle === undefined) throw new Error(`tool call ${toolUseId} is not a parked call of turn ${this.turnId}`)
+    if (this.parked) {
+      this.parked = false
+      this.#reopen()
+      this.#deps.log.append({ type: 'turn.resumed', turnId: this.turnId, answered: toolUseId })
+    }
+    if (!handle.answer(event)) throw new Error(`tool call ${toolUseId} of turn ${this.turnId} is not parked`)
+    return this.#result
+  }
+
+  #reopen(): void {
+    this.#result = new Promise<TurnResult>((resolve) => (this.#resolveResult = resolve))
+  }
+
+  /** Goes on with a parked turn read back from the log: its calls without a result, from their states. */
+  #resume(resumed: ResumedTurn): void {
+    for (const id of resumed.ids) this.#ids.add(id)
+    this.phase = 'ended'
+    for (const { use, from, dispatched } of resumed.calls) {
+      this.nextIndex = Math.max(this.nextIndex, use.index + 1)
+      this.#control.next({ type: 'call', call: this.#scheduled(use, { from, dispatched }) })
+    }
+    this.#control.next({ type: 'end' })
   }
 
   /** Takes a call; the app's bugs (a duplicate id, a late call) throw at once, even while waiting. */
@@ -145,7 +212,7 @@ export class TurnRun {
   }
 
   #request(incoming: IncomingToolUse): void {
-    const { log, services } = this.#deps
+    const { log } = this.#deps
     const turnId = this.turnId
     let use = incoming
     // What the log cannot serialise never reaches it: the call answers with the reason instead.
@@ -157,10 +224,20 @@ export class TurnRun {
         ? { ...requested, input: use.input }
         : { ...requested, input: use.input, inputError: use.inputError },
     )
+    this.#control.next({ type: 'call', call: this.#scheduled(use) })
+  }
+
+  /**
+   * Classifies a call (logged as `tool.queued` when it is new) and makes it the scheduler's; a
+   * resumed call (`from`, its state read back from the log) goes on from where it stopped.
+   */
+  #scheduled(use: IncomingToolUse, resumed?: { from: CallState; dispatched: boolean }): ScheduledCall {
+    const { log, services } = this.#deps
     const classified = classifySafety(services.registry, use.name, use.input, use.inputError, {
       shell: services.ports.shell,
     })
-    log.append({ type: 'tool.queued', turnId, toolUseId: use.id, ...classified.safety })
+    if (resumed === undefined)
+      log.append({ type: 'tool.queued', turnId: this.turnId, toolUseId: use.id, ...classified.safety })
     const { safe } = classified.safety
     const tool = classified.tool
     const earlyStart = this.#config.earlyStart
@@ -169,11 +246,13 @@ export class TurnRun {
       const preview = tool !== undefined ? services.permissions.preview(tool, classified.input) : 'unknown'
       return preview === 'allow' || preview === 'deny'
     }
-    const early = earlyStart === 'all' || (earlyStart === 'safe' && safe && decided())
+    const early = resumed === undefined && (earlyStart === 'all' || (earlyStart === 'safe' && safe && decided()))
     const cascades = tool?.cascadesOnFailure === true
     const validated = tool === undefined ? undefined : { tool, input: classified.input }
-    const call = scheduledCall(this.#deps, this.#budget, use, { safe, early, cascades }, validated)
-    this.#control.next({ type: 'call', call })
+    return scheduledCall(this.#deps, this.#budget, use, { safe, early, cascades }, validated, {
+      ...(resumed ?? { dispatched: false }),
+      started: (handle) => void this.#handles.set(use.id, handle),
+    })
   }
 
   #ended(stopReason: string | null, detail?: string): void {
@@ -221,7 +300,24 @@ export class TurnRun {
         `a parallel call (${failed.name} ${failed.toolUseId}) failed, so its siblings were stopped`,
       onCascade: (failed, siblings) =>
         log.append({ type: 'tool.cascaded', turnId, toolUseId: failed.toolUseId, siblings: [...siblings] }),
+      onParked: (pending, waiting) => this.#parkedNow(pending, waiting),
     }
+  }
+
+  /**
+   * Everything that could finish has; the rest wait for a person (`pending`) or behind them
+   * (`waiting`). The turn settles parked: its result lists the pending calls, and the process is
+   * free to exit — the log holds all it takes to go on.
+   */
+  #parkedNow(pending: readonly string[], waiting: readonly string[]): void {
+    const { log } = this.#deps
+    const order = new Map(this.events().flatMap((e) => (e.type === 'tool.requested' ? [[e.toolUseId, e.index]] : [])))
+    const byIndex = (a: string, b: string): number => (order.get(a) ?? 0) - (order.get(b) ?? 0)
+    this.parked = true
+    log.append({ type: 'turn.parked', turnId: this.turnId, pending: [...pending].sort(byIndex), waiting: [...waiting] })
+    const settle = (): void => this.#settle()
+    if (log.fence === undefined) settle()
+    else log.fence().then(settle, settle)
   }
 
   /** Every call has its result: the turn is over, and its result is returned once it is durable. */
@@ -239,13 +335,17 @@ export class TurnRun {
   }
 
   #settle(): void {
-    const events = (this.#settled = this.events())
+    const over = this.phase === 'over'
+    const events = over ? (this.#settled = this.events()) : this.events()
     const content = this.discarded ? { role: 'user' as const, content: [] } : projectTurnMessage(events, this.turnId)
     const message = toMessageParam(content)
     const logError = this.#deps.logFailure?.()
     const discarded = this.discarded
+    const pending = over ? [] : pendingApprovals(events)
     this.#resolveResult(
-      logError === undefined ? { message, events, discarded } : { message, events, discarded, logError },
+      logError === undefined
+        ? { message, events, discarded, pending }
+        : { message, events, discarded, pending, logError },
     )
   }
 }
@@ -257,18 +357,23 @@ function scheduledCall(
   use: IncomingToolUse,
   flags: { safe: boolean; early: boolean; cascades: boolean },
   validated: CallRequest['validated'],
+  how: { from?: CallState; dispatched: boolean; started: (handle: CallHandle) => void },
 ): ScheduledCall {
   const { turnId, log, services } = deps
   const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
   if (use.inputError !== undefined) request.inputError = use.inputError
   if (validated !== undefined) request.validated = validated
+  if (how.from !== undefined) request.from = how.from
   return {
     toolUseId: use.id,
     name: use.name,
     ...flags,
     start: ({ batch, running }) => {
-      log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
-      return startToolCall(deps.machine, services, request)
+      // A call that goes on after its turn was parked was dispatched before: not twice.
+      if (!how.dispatched) log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
+      const handle = startToolCall(deps.machine, services, request)
+      how.started(handle)
+      return handle
     },
     // A call whose input never arrived whole says so, rather than why it was not started:
     // it could not run either way.

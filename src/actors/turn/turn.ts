@@ -12,10 +12,17 @@ import { assertDirected } from '../../intake/misdirected.js'
 import { updateOf, type TurnUpdate } from '../../projections/updates.projection.js'
 import type { EventLog } from '../../ports/index.js'
 import { toAsyncIterable } from '../../util/async-iterable.js'
-import { TurnRun, type InterruptKind, type TurnConfig, type TurnDeps } from './turn-run.js'
-import type { Turn } from './turn.types.js'
+import {
+  TurnRun,
+  type AnswerEvent,
+  type InterruptKind,
+  type ResumedTurn,
+  type TurnConfig,
+  type TurnDeps,
+} from './turn-run.js'
+import type { Turn, TurnResult } from './turn.types.js'
 
-export type { EarlyStart, Turn, TurnResult } from './turn.types.js'
+export type { EarlyStart, PendingApproval, Turn, TurnResult } from './turn.types.js'
 export type { TurnConfig, TurnDeps } from './turn-run.js'
 
 /** The kernel's handle on a turn: the turn, and when to start watching its signal. */
@@ -32,17 +39,22 @@ export interface TurnControl extends Turn {
    * 'block' calls stop too); `flushed` are the blocks the interruption cut off (replay gives them).
    */
   interrupt(kind: InterruptKind, reason: string, flushed?: readonly IncomingToolUse[]): void
+  /** Gives a parked call of this turn its answer; resolves with the turn's next result. */
+  answer(toolUseId: string, event: AnswerEvent): Promise<TurnResult>
 }
 
-/** Starts a turn (its `turn.started` is appended now) and returns its handle. */
-export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
-  const run = new TurnRun(deps, config)
+/**
+ * Starts a turn (its `turn.started` is appended now) and returns its handle; with `resumed`, goes
+ * on with a parked turn read back from the log instead.
+ */
+export function startTurn(deps: TurnDeps, config: TurnConfig, resumed?: ResumedTurn): TurnControl {
+  const run = new TurnRun(deps, config, resumed)
   const { turnId } = run
   const updates$ = turnUpdates(deps.log, {
     turnId,
     first: run.first,
     events: () => run.events(),
-    over: () => run.phase === 'over',
+    over: () => run.phase === 'over' || run.parked,
     discarded: () => run.discarded,
   })
   const open = (): boolean => run.phase === 'open'
@@ -66,6 +78,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig): TurnControl {
     discard: (reason = 'the stream fell back; the model will issue its calls again') =>
       run.interrupt('discard', reason),
     interrupt: (kind, reason, flushed) => run.interrupt(kind, reason, flushed),
+    answer: (toolUseId, event) => run.answer(toolUseId, event),
     updates: () => toAsyncIterable(updates$),
     result: () => run.result,
   }
@@ -97,7 +110,7 @@ function turnUpdates(
       next: (event) => {
         if (event.turnId !== turn.turnId || event.seq <= last) return
         subscriber.next(event)
-        if (event.type === 'turn.completed') subscriber.complete()
+        if (event.type === 'turn.completed' || event.type === 'turn.parked') subscriber.complete()
       },
       // A failing feed must reach the consumer, not hang its `for await`.
       error: (error: unknown) => subscriber.error(error),

@@ -6,6 +6,9 @@
 import type { ToolResultMessageParam } from '../../intake/message-param.js'
 import type { TurnUpdate } from '../../projections/updates.projection.js'
 import type { KernelEvent } from '../../events/event.schema.js'
+import type { PendingApproval } from '../../projections/approvals.projection.js'
+
+export type { PendingApproval } from '../../projections/approvals.projection.js'
 
 /** Which calls may start while the model is still streaming. */
 export type EarlyStart = 'safe' | 'none' | 'all'
@@ -21,6 +24,12 @@ export interface TurnResult {
   events: KernelEvent[]
   /** The turn was discarded: nothing of it goes to the model. */
   discarded: boolean
+  /**
+   * Calls parked for a person's answer, in tool_use order (docs/approvals.md). While any is here
+   * the turn is not over and `message` is not whole: answer each with `kernel.answer`, whose
+   * result is the turn's next; send `message` once `pending` is empty.
+   */
+  pending: PendingApproval[]
   /**
    * Set when the event log stopped taking events during the turn: every call was stopped and
    * still answered, but the results from then on are not in the store.

@@ -37,6 +37,7 @@ const allowAll: PermissionPolicy = {
   decide: () => ({ behavior: 'allow', source: 'rule' }),
   preview: () => 'allow',
   mayRead: () => true,
+  answered: () => ({ behavior: 'allow', source: 'user' }),
 }
 
 /** The kernel's services for one call, over a memory log and no hooks; `more` replaces any. */

@@ -57,6 +57,8 @@ function harness(options: Partial<SchedulerOptions> = {}, { listen = true } = {}
         if (outcome !== undefined) l(outcome)
       },
       abort: (reason, force) => log.push(`abort ${id} ${reason}${force === true ? ' (force)' : ''}`),
+      onParked: () => {},
+      answer: () => false,
     }
   }
 
@@ -73,7 +75,7 @@ function harness(options: Partial<SchedulerOptions> = {}, { listen = true } = {}
     },
     void: (reason) => {
       log.push(`void ${id}: ${reason}`)
-      return { onDone: (l) => l({ toolFailed: false }), abort: () => {} }
+      return { onDone: (l) => l({ toolFailed: false }), abort: () => {}, onParked: () => {}, answer: () => false }
     },
   })
 
