@@ -12,8 +12,10 @@ export {
   type KernelOptions,
   type TurnOptions,
   type StreamTurnOptions,
+  type ApprovalAnswer,
 } from './kernel.js'
-export type { Turn, TurnResult, EarlyStart } from './actors/turn/turn.types.js'
+export type { Turn, TurnResult, EarlyStart, PendingApproval } from './actors/turn/turn.types.js'
+export { pendingApprovals } from './projections/approvals.projection.js'
 export type { TurnUpdate } from './projections/updates.projection.js'
 export type { AssistantMessage, AnthropicAssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
 export type {

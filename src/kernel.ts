@@ -319,17 +319,17 @@ export function createKernelInternals(
       )
     }
   }
-  /** Tracks a turn while it runs (a failing log stops it) and, while it is parked, for answers. */
+  /** Turns of this kernel not yet over, running or parked, by id: an answer goes on with the turn in hand. */
+  const inHand = new Map<string, TurnControl>()
+  /** Tracks a turn while it runs (a failing log stops it) and until it is over (answers reach it). */
   const track = (turn: TurnControl): void => {
     live.add(turn)
-    parked.delete(turn.turnId)
+    inHand.set(turn.turnId, turn)
     void turn.result().then((result) => {
       live.delete(turn)
-      if (result.pending.length > 0) parked.set(turn.turnId, turn)
+      if (result.pending.length === 0) inHand.delete(turn.turnId)
     })
   }
-  /** Parked turns of this kernel, by id: an answer goes on with the turn in hand. */
-  const parked = new Map<string, TurnControl>()
   /** A turn the kernel tracks while it runs, so a failing log can stop it. */
   const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
     refuseFailedLog()
@@ -343,10 +343,10 @@ export function createKernelInternals(
   async function answer(toolUseId: string, given: ApprovalAnswer): Promise<TurnResult> {
     refuseFailedLog()
     const event = answerEvent(pendingApprovals(log.read()), log.read(), toolUseId, given)
-    const inHand = parked.get(event.turnId)
-    if (inHand !== undefined) {
-      const next = inHand.answer(toolUseId, event)
-      track(inHand)
+    const turn = inHand.get(event.turnId)
+    if (turn !== undefined) {
+      const next = turn.answer(toolUseId, event)
+      if (!live.has(turn)) track(turn)
       return next
     }
     // The turn was parked by another kernel (another process, before a crash): read it back.
@@ -354,10 +354,10 @@ export function createKernelInternals(
     log.append({ type: 'turn.resumed', turnId: event.turnId, answered: toolUseId })
     log.append(event)
     const resumed = resumedTurn(log.read(), event.turnId)
-    const turn = startTurn(turnDeps(event.turnId), resumed.config, resumed)
-    configure(turn.turnId)
-    track(turn)
-    return turn.result()
+    const goesOn = startTurn(turnDeps(event.turnId), resumed.config, resumed)
+    configure(goesOn.turnId)
+    track(goesOn)
+    return goesOn.result()
   }
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {

@@ -106,4 +106,93 @@ describe('durable approvals', () => {
     const done = await kernel.answer('a', { behavior: 'allow', updatedInput: { text: 5 } })
     expect(JSON.stringify(done.message.content[0])).toMatch(/Invalid input/)
   })
+
+  it('canUseTool may defer: the call parks as if nobody could be asked', async () => {
+    ran.length = 0
+    const kernel = testKernel([Asker], { canUseTool: () => ({ behavior: 'defer' }) })
+    const first = await kernel.runTurn(assistant(['a', 'Asker', { text: 'q' }]))
+    expect(first.pending.map((p) => p.toolUseId)).toEqual(['a'])
+    expect(types(first.events)).toEqual(expect.arrayContaining(['permission.requested', 'permission.pending']))
+    await kernel.answer('a', { behavior: 'allow' })
+    expect(ran).toEqual(['q'])
+  })
+
+  it('a hook that asks parks the call the same way, naming the hook as who asked', async () => {
+    const Plain = buildTool({
+      name: 'Plain',
+      description: () => 'p',
+      inputSchema: z.object({}),
+      call: async () => 'plain ran',
+    })
+    const kernel = testKernel([Plain], {
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'Plain',
+            hooks: [
+              {
+                type: 'function',
+                name: 'guard',
+                fn: () => ({
+                  hookSpecificOutput: {
+                    hookEventName: 'PreToolUse',
+                    permissionDecision: 'ask',
+                    permissionDecisionReason: 'a hook wants a look',
+                  },
+                }),
+              },
+            ],
+          },
+        ],
+      },
+    })
+    const first = await kernel.runTurn(assistant(['p', 'Plain', {}]))
+    expect(first.pending).toEqual([
+      expect.objectContaining({ toolUseId: 'p', source: 'hook', reason: 'a hook wants a look' }),
+    ])
+    const done = await kernel.answer('p', { behavior: 'allow' })
+    expect(done.message.content.map((b) => b.content)).toEqual(['plain ran'])
+  })
+
+  it('a rule that asks is named in the pending call; allowing for the session grants what the tool asked for', async () => {
+    ran.length = 0
+    const ruled = testKernel([Echo], { permissions: { ask: ['Echo'] } })
+    const first = await ruled.runTurn(assistant(['e1', 'Echo', { text: '1' }]))
+    expect(first.pending[0]).toMatchObject({ source: 'rule', rule: 'Echo' })
+
+    const kernel = testKernel([Asker])
+    await kernel.runTurn(assistant(['a1', 'Asker', { text: '1' }]))
+    const answered = await kernel.answer('a1', { behavior: 'allow', grant: { scope: 'tool' } })
+    expect(answered.events.map((e) => e.type)).toContain('permission.granted')
+    const second = await kernel.runTurn(assistant(['a2', 'Asker', { text: '2' }]))
+    expect(second.pending).toEqual([])
+    expect(ran).toEqual(['1', '2'])
+  })
+
+  it("the app's abort cancels the parked calls of a turn still in hand: every tool_use is answered", async () => {
+    ran.length = 0
+    const controller = new AbortController()
+    const kernel = testKernel([Asker, Echo])
+    const first = await kernel.runTurn(assistant(['a', 'Asker', { text: '1' }], ['b', 'Echo', { text: '2' }]), {
+      signal: controller.signal,
+    })
+    expect(first.pending).toHaveLength(1)
+    controller.abort('the user left')
+    await new Promise((resolve) => setImmediate(resolve))
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'tool.result').map((e) => e.toolUseId)).toEqual(['b', 'a'])
+    expect(events.at(-1)?.type).toBe('turn.completed')
+    expect(kernel.pendingApprovals()).toEqual([])
+    expect(ran).toEqual([])
+  })
+
+  it('dontAsk still denies outright; approvals: deny denies instead of parking', async () => {
+    const dontAsk = testKernel([Asker], { permissions: { mode: 'dontAsk' } })
+    expect((await dontAsk.runTurn(assistant(['a', 'Asker', { text: '1' }]))).pending).toEqual([])
+    const deny = testKernel([Asker], { approvals: 'deny' })
+    const result = await deny.runTurn(assistant(['a', 'Asker', { text: '1' }]))
+    expect(result.pending).toEqual([])
+    expect(JSON.stringify(result.message)).toMatch(/no way to ask the user/)
+    expect(() => testKernel([Asker], { approvals: 'later' as never })).toThrow(/approvals must be 'park' or 'deny'/)
+  })
 })
