@@ -352,10 +352,10 @@ export function createKernelInternals(
     // The turn was parked by another kernel (another process, before a crash): read it back.
     if (grammar !== undefined && installedBashParser() === undefined) await grammar
     log.append({ type: 'turn.resumed', turnId: event.turnId, answered: toolUseId })
+    configure(event.turnId)
     log.append(event)
     const resumed = resumedTurn(log.read(), event.turnId)
     const goesOn = startTurn(turnDeps(event.turnId), resumed.config, resumed)
-    configure(goesOn.turnId)
     track(goesOn)
     return goesOn.result()
   }

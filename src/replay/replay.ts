@@ -159,6 +159,8 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
           hookRunner: recordedHooks(now, (event) => void log.append(event)),
         },
         log,
+        // An "ask" nobody answered parked the call, or (before 0.4, or where the app chose so) was denied.
+        approvals: configured?.approvals ?? 'deny',
         // An app that could not be asked was not: "ask" denied unasked, and so it must be in replay.
         ...(configured?.asks === false
           ? {}
@@ -531,6 +533,15 @@ function drive(
     case 'hook.finished':
     case 'tool.hooked':
       gates.release(`hook:${event.toolUseId}:${event.phase}`, true)
+      return
+    case 'permission.pending':
+      // The prompt deferred (or there was none): the call parked here.
+      gates.release(`check:${event.toolUseId}`, true)
+      gates.release(`perm:${event.toolUseId}`, { behavior: 'defer' })
+      return
+    case 'permission.answered':
+      // A person's answer is an outside answer: given to the parked call at its recorded moment.
+      void turn.answer(event.toolUseId, withoutEnvelope(event) as EventOf<'permission.answered'>)
       return
     case 'permission.requested':
     case 'permission.granted':

@@ -1,7 +1,7 @@
 /** Calls that wait for a person: parked at permission, answered later, the same message in the end. */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createMemoryLog, type KernelEvent } from '../../src/index.js'
+import { buildTool, createMemoryLog, replay, type KernelEvent } from '../../src/index.js'
 import { assistant, counterIds, fixedClock, testKernel } from '../helpers.js'
 
 const ran: string[] = []
@@ -194,5 +194,27 @@ describe('durable approvals', () => {
     expect(result.pending).toEqual([])
     expect(JSON.stringify(result.message)).toMatch(/no way to ask the user/)
     expect(() => testKernel([Asker], { approvals: 'later' as never })).toThrow(/approvals must be 'park' or 'deny'/)
+  })
+
+  it('a log with parked calls, answered in the same kernel, by another, and through a deferring prompt, replays', async () => {
+    const log = createMemoryLog(fixedClock())
+    const kernel = testKernel([Asker, Echo], { log })
+    await kernel.runTurn(assistant(['a', 'Asker', { text: '1' }], ['b', 'Echo', { text: '2' }]))
+    await kernel.answer('a', { behavior: 'allow' })
+    await kernel.runTurn(assistant(['c', 'Asker', { text: '3' }]))
+    await kernel.resume(log).answer('c', { behavior: 'deny', message: 'no' })
+    const result = await replay(log.read(), { tools: [Asker, Echo] })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+
+    const deferring = testKernel([Asker], { canUseTool: () => ({ behavior: 'defer' }) })
+    await deferring.runTurn(assistant(['d', 'Asker', { text: '4' }]))
+    await deferring.answer('d', { behavior: 'allow', updatedInput: { text: '5' } })
+    const again = await replay(deferring.log.read(), { tools: [Asker] })
+    expect(again.ok ? 'ok' : again.divergence.message).toBe('ok')
+
+    // An answer the log does not have is a divergence, not a hang.
+    const cut = log.read().filter((e) => !(e.type === 'permission.answered' && e.toolUseId === 'a'))
+    const diverged = await replay(cut, { tools: [Asker, Echo] })
+    expect(diverged.ok).toBe(false)
   })
 })
