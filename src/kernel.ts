@@ -8,6 +8,12 @@ import { loadBashGrammar } from './adapters/bash-grammar.js'
 import { commandReadOnly, installedBashParser } from './permissions/shell/installed.js'
 import { randomIds, systemClock } from './adapters/system.js'
 import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-scope.js'
+import {
+  clockTimers,
+  DEFAULT_TIMEOUT_GRACE_MS,
+  timingProblem,
+  type CallTimers,
+} from './actors/tool-call/call-timing.js'
 import type { HookRunner } from './hooks/hook-runner.js'
 import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
 import { compileRules, deniedOutright, type RuleConfig, type RuleSet } from './permissions/ruleset.js'
@@ -114,6 +120,14 @@ export interface KernelOptions {
    * 200,000 tokens or 100 tools.
    */
   deferral?: DeferralOptions
+  /**
+   * The deadline, in milliseconds, for every tool that declares no `timeoutMs` of its own: at it
+   * a 'cancel' tool is aborted and a 'block' tool, after `timeoutGraceMs`, abandoned; the model
+   * reads a `timed_out` result. Default: none. Bash and MCP tools keep their own timeouts.
+   */
+  toolTimeoutMs?: number
+  /** What a 'block' tool gets past its deadline to finish before it is abandoned. Default 1,000 ms. */
+  timeoutGraceMs?: number
 }
 
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
@@ -215,7 +229,7 @@ export function createKernel(options: KernelOptions): Kernel {
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
-  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver } = {},
+  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver; timers?: CallTimers } = {},
 ): KernelInternals {
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
@@ -239,7 +253,10 @@ export function createKernelInternals(
     log,
     busy: () => live.size > 0,
   })
-  const services = buildServices(options, config, log, { clock, ids }, () => offeredNames(pool))
+  const services = {
+    ...buildServices(options, config, log, { clock, ids }, () => offeredNames(pool)),
+    timing: { ...config.timing, timers: internal.timers ?? clockTimers(clock) },
+  }
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine(internal.observeCalls)
   const turnDeps = () => ({
@@ -393,6 +410,8 @@ interface KernelConfig {
   rules: RuleSet
   /** The rules as written, recorded in the log for replay. */
   permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
+  /** Deadlines (docs/decisions/tool-call.md, decisions 110–114). */
+  timing: { defaultTimeoutMs: number | undefined; graceMs: number }
 }
 
 function resolveConfig(options: KernelOptions): KernelConfig {
@@ -412,7 +431,13 @@ function resolveConfig(options: KernelOptions): KernelConfig {
   }
   const messageBudget = options.messageBudgetChars ?? DEFAULT_MESSAGE_BUDGET_CHARS
   checkDeferralOptions(options.deferral)
+  const timing = timingProblem(options.toolTimeoutMs, options.timeoutGraceMs)
+  if (timing !== undefined) throw new RangeError(timing)
   return {
+    timing: {
+      defaultTimeoutMs: options.toolTimeoutMs,
+      graceMs: options.timeoutGraceMs ?? DEFAULT_TIMEOUT_GRACE_MS,
+    },
     toolFormat: checkFormat(options.toolFormat ?? 'anthropic'),
     registry,
     cwd,
