@@ -10,7 +10,7 @@ export interface Backoff {
   readonly initialMs: number
   /** Multiplies the wait after each further failure. Default 2. */
   readonly factor?: number
-  /** The longest wait. Default 30,000 ms. */
+  /** The longest wait. Default 30,000 ms (or `initialMs`, if that is longer). */
   readonly maxMs?: number
 }
 
@@ -46,7 +46,7 @@ export function backoffDelay(policy: RetryPolicy, attempt: number): number {
   if (typeof backoff === 'function') ms = backoff(attempt)
   else {
     const factor = backoff.factor ?? DEFAULT_BACKOFF.factor
-    const max = backoff.maxMs ?? DEFAULT_BACKOFF.maxMs
+    const max = backoff.maxMs ?? Math.max(DEFAULT_BACKOFF.maxMs, backoff.initialMs)
     ms = Math.min(max, backoff.initialMs * factor ** (attempt - 1))
   }
   return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : 0
@@ -87,7 +87,8 @@ function backoffProblem(backoff: RetryPolicy['backoff']): string | undefined {
   if (backoff === undefined || typeof backoff === 'function') return undefined
   if (typeof backoff !== 'object' || backoff === null)
     return 'retry.backoff must be { initialMs, factor?, maxMs? } or a function of the attempt'
-  const { initialMs, factor = DEFAULT_BACKOFF.factor, maxMs = DEFAULT_BACKOFF.maxMs } = backoff
+  const { initialMs, factor = DEFAULT_BACKOFF.factor } = backoff
+  const maxMs = backoff.maxMs ?? Math.max(DEFAULT_BACKOFF.maxMs, initialMs)
   if (!(Number.isFinite(initialMs) && initialMs >= 0))
     return `retry.backoff.initialMs must be a number of milliseconds, 0 or more, got ${String(initialMs)}`
   if (!(Number.isFinite(factor) && factor >= 1)) return `retry.backoff.factor must be 1 or more, got ${String(factor)}`

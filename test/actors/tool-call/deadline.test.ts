@@ -14,7 +14,8 @@ import {
   type Tool,
 } from '../../../src/index.js'
 import { fakeClock, type FakeClock } from '../../../src/testing/index.js'
-import { assistant, counterIds } from '../../helpers.js'
+import { assistant } from '../../helpers.js'
+import { kernelOn, settle } from './timing-helpers.js'
 
 const input = z.strictObject({})
 
@@ -49,15 +50,6 @@ function held(name: string, interrupt: 'cancel' | 'block', timeoutMs?: number) {
     call: () => new Promise<string>((resolve) => (settle = resolve)),
   })
   return { tool, settle: (value: string) => settle(value) }
-}
-
-export function kernelOn(clock: FakeClock, tools: readonly Tool[], more: Partial<KernelOptions> = {}) {
-  return createKernel({ tools, log: createMemoryLog(clock), ports: { clock, ids: counterIds() }, ...more })
-}
-
-/** Lets promise callbacks and the log run (no time passes: the clock is fake). */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
 }
 
 /** Whether a promise has settled yet. */
