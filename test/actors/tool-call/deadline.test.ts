@@ -4,16 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import {
-  buildTool,
-  createKernel,
-  createMemoryLog,
-  recover,
-  type KernelEvent,
-  type KernelOptions,
-  type Tool,
-} from '../../../src/index.js'
-import { fakeClock, type FakeClock } from '../../../src/testing/index.js'
+import { buildTool, createKernel, createMemoryLog, recover, type KernelEvent } from '../../../src/index.js'
+import { fakeClock } from '../../../src/testing/index.js'
 import { assistant } from '../../helpers.js'
 import { kernelOn, settle } from './timing-helpers.js'
 

@@ -12,7 +12,7 @@ import { kernelOn, settle } from './timing-helpers.js'
 const input = z.strictObject({ key: z.string().optional() })
 
 /** Fails `failures` times with ECONNRESET, then answers `ok <n>`. */
-function flaky(failures: number, more: Partial<ToolDef<{ key?: string }>> = {}) {
+function flaky(failures: number, more: Partial<ToolDef<{ key?: string | undefined }>> = {}) {
   let calls = 0
   const tool = buildTool({
     name: 'Lookup',
