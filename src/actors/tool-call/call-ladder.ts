@@ -98,8 +98,11 @@ export function runLadder(
     const failed = (error: unknown): void => {
       const { retry } = plan
       if (retry === undefined) return finish(answers.error(error, undefined))
-      if (attempt >= retry.attempts || expired || controller.signal.aborted || !retryable(retry, error, attempt))
+      if (attempt >= retry.attempts || controller.signal.aborted || !retryable(retry, error, attempt))
         return finish(answers.error(error, attempt))
+      // Another attempt is due, but the deadline has passed (a 'block' tool in its grace): out of
+      // time. Recorded as the grace's end, which is where replay's deadline and grace fire.
+      if (expired && plan.timeoutMs !== undefined) return timedOut(plan.timeoutMs, plan.graceMs)
       const delayMs = guarded(() => backoffDelay(retry, attempt), 0)
       log.append({
         type: 'tool.retrying',
