@@ -410,7 +410,7 @@ interface KernelConfig {
   rules: RuleSet
   /** The rules as written, recorded in the log for replay. */
   permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
-  /** Deadlines (docs/decisions/tool-call.md, decisions 110–114). */
+  /** Deadlines (docs/design.md §Deadlines and retries). */
   timing: { defaultTimeoutMs: number | undefined; graceMs: number }
 }
 

@@ -347,7 +347,7 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     outcome: z.enum(['success', 'error', 'cancelled']),
     block: ToolResultBlockSchema,
   }),
-  // Deadlines and retries (docs/decisions/tool-call.md, decisions 110–114).
+  // Deadlines and retries (docs/design.md §Deadlines and retries).
   /**
    * The call ran out of time: its deadline (`timeoutMs`, covering every attempt) passed — for a
    * 'block' tool, and the grace after it too. Ends the call with `timed_out`.

@@ -1,5 +1,5 @@
 /**
- * Retries and deadlines as a tool declares them (docs/decisions/tool-call.md, decisions 110–114):
+ * Retries and deadlines as a tool declares them (docs/design.md §Deadlines and retries):
  * the policy's shape, its checks (`buildTool` refuses what could never work) and the delay before
  * each attempt. Pure: the call step runs the ladder.
  */

@@ -1,6 +1,6 @@
 /**
- * A log with deadlines and retry ladders replays without divergence (docs/decisions/tool-call.md,
- * decisions 110–114): the timers open where the log shows they fired, and each attempt answers
+ * A log with deadlines and retry ladders replays without divergence (docs/design.md
+ * §Deadlines and retries): the timers open where the log shows they fired, and each attempt answers
  * as it did. Recorded live on a fake clock, with real tools in process.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,12 +1,12 @@
 /**
- * A tool run under a deadline, a retry policy, or both (docs/decisions/tool-call.md, decisions
- * 110–114). The deadline starts when the tool does and covers every attempt. At it, a 'cancel'
- * tool's call ends at once and its signal is aborted; a 'block' tool gets the grace, then is
- * abandoned the same way; a call waiting out a backoff ends at once whatever its kind. A tool
- * that declares retries and throws is run again after its backoff, while attempts remain and its
- * `retryOn` says yes; each failure (`tool.retrying`) and each new attempt (`tool.restarted`) is in
- * the log, so replay opens the same timers at the same points. An interruption ends the ladder
- * at once: its own decision is already in the log, and the timers are cleared.
+ * A tool run under a deadline, a retry policy, or both (docs/design.md §Deadlines and retries).
+ * The deadline starts when the tool does and covers every attempt. At it, a 'cancel' tool's call
+ * ends at once and its signal is aborted; a 'block' tool gets the grace, then is abandoned the
+ * same way; a call waiting out a backoff ends at once whatever its kind. A tool that declares
+ * retries and throws is run again after its backoff, while attempts remain and its `retryOn` says
+ * yes; each failure (`tool.retrying`) and each new attempt (`tool.restarted`) is in the log, so
+ * replay opens the same timers at the same points. An interruption ends the ladder at once: its
+ * own decision is already in the log, and the timers are cleared.
  */
 import type { KernelEventInput } from '../../events/event.schema.js'
 import { classifyToolError } from '../../events/error-class.js'

@@ -1,7 +1,7 @@
 /**
- * The timers a call's deadline and retry backoff run on (docs/decisions/tool-call.md, decisions
- * 110–114): the kernel's clock port live, so tests move them with a fake clock and never sleep;
- * replay provides its own, which fire where the log recorded them.
+ * The timers a call's deadline and retry backoff run on (docs/design.md §Deadlines and retries):
+ * the kernel's clock port live, so tests move them with a fake clock and never sleep; replay
+ * provides its own, which fire where the log recorded them.
  */
 import type { Clock } from '../../ports/clock.port.js'
 

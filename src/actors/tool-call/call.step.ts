@@ -56,7 +56,7 @@ function run(call: CallScope, tool: Tool, input: unknown, interrupt: 'cancel' | 
     output: (output) => completed(call, tool, output, input),
     error: (error, attempts) => errored(call, tool, error, input, attempts),
   }
-  // A deadline or retries (docs/decisions/tool-call.md, decisions 110–114): the ladder runs it.
+  // A deadline or retries (docs/design.md §Deadlines and retries): the ladder runs it.
   const plan = planOf(call, tool, input)
   if (plan !== undefined) return runLadder(call, tool, input, interrupt, plan, answers)
   return invokeTool(tool, input, toolContextOf(call)).then(answers.output, (error: unknown) =>

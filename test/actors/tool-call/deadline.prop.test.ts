@@ -1,5 +1,5 @@
 /**
- * Deadlines and retries over random turns (docs/decisions/tool-call.md, decisions 110–114): calls
+ * Deadlines and retries over random turns (docs/design.md §Deadlines and retries): calls
  * of both interrupt kinds that hang, finish or fail a few times, under a drawn kernel deadline and
  * grace, on a fake clock moved in drawn steps, with an abort at a drawn point. Checked: every
  * tool_use gets exactly one tool_result, in order; a call that timed out says timed_out; a call

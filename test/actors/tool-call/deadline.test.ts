@@ -1,5 +1,5 @@
 /**
- * Deadlines for app tools (docs/decisions/tool-call.md, decisions 110–114): real tools in
+ * Deadlines for app tools (docs/design.md §Deadlines and retries): real tools in
  * process, on a fake clock — nothing here sleeps.
  */
 import { describe, expect, it } from 'vitest'

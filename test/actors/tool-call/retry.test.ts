@@ -1,5 +1,5 @@
 /**
- * Retries for read-only and idempotent tools (docs/decisions/tool-call.md, decisions 110–114):
+ * Retries for read-only and idempotent tools (docs/design.md §Deadlines and retries):
  * real tools in process, a fake clock for the backoff — nothing here sleeps.
  */
 import { describe, expect, it } from 'vitest'
