@@ -253,10 +253,8 @@ export function createKernelInternals(
     log,
     busy: () => live.size > 0,
   })
-  const services = {
-    ...buildServices(options, config, log, { clock, ids }, () => offeredNames(pool)),
-    timing: { ...config.timing, timers: internal.timers ?? clockTimers(clock) },
-  }
+  const timers = internal.timers ?? clockTimers(clock)
+  const services = buildServices(options, config, log, { clock, ids, timers }, () => offeredNames(pool))
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine(internal.observeCalls)
   const turnDeps = () => ({
@@ -469,7 +467,7 @@ function buildServices(
   options: KernelOptions,
   config: KernelConfig,
   log: GuardedLog,
-  { clock, ids }: Pick<ToolPorts, 'clock' | 'ids'>,
+  { clock, ids, timers }: Pick<ToolPorts, 'clock' | 'ids'> & { timers: CallTimers },
   offered: () => readonly string[],
 ): CallServices {
   const { registry, rules, mode, cwd, judge } = config
@@ -517,6 +515,7 @@ function buildServices(
     }),
     results,
     progressLogChars: config.progressLogChars,
+    timing: { ...config.timing, timers },
   }
 }
 
