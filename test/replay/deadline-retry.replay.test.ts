@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, replay, type Tool } from '../../src/index.js'
+import { toolsForReplay } from '../../src/cli/stand-ins.js'
 import { fakeClock } from '../../src/testing/index.js'
 import { assistant } from '../helpers.js'
 import { kernelOn, settle } from '../actors/tool-call/timing-helpers.js'
@@ -80,6 +81,11 @@ describe('replay of deadlines and retries', () => {
 
     const result = await replay(events, { tools: tools() })
     expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+    // Without the app's tools (the CLI's stand-ins, built from the log), the ladders replay too.
+    const { tools: standIns, standIns: stood } = toolsForReplay(events, undefined, [])
+    expect(stood).toEqual(['Lookup', 'SlowBackoff', 'HangCancel', 'HangBlock'])
+    const standalone = await replay(events, { tools: standIns })
+    expect(standalone.ok ? 'ok' : standalone.divergence.message).toBe('ok')
   })
 
   it('re-reads an abort during a backoff, and a deadline that fell in one', async () => {
