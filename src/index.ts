@@ -69,6 +69,8 @@ export type {
   InterruptBehavior,
   JsonSchemaObject,
 } from './tools/tool.types.js'
+// Retries a tool declares (docs/design.md §Deadlines and retries).
+export type { RetryPolicy, Backoff } from './tools/retry.js'
 export { Read, Write, Edit, Bash, Glob, Grep, builtinTools } from './tools/builtin/index.js'
 // The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
 export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'

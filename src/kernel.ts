@@ -8,6 +8,12 @@ import { loadBashGrammar } from './adapters/bash-grammar.js'
 import { commandReadOnly, installedBashParser } from './permissions/shell/installed.js'
 import { randomIds, systemClock } from './adapters/system.js'
 import { PROGRESS_LOG_CHARS, type CallServices } from './actors/tool-call/call-scope.js'
+import {
+  clockTimers,
+  DEFAULT_TIMEOUT_GRACE_MS,
+  timingProblem,
+  type CallTimers,
+} from './actors/tool-call/call-timing.js'
 import type { HookRunner } from './hooks/hook-runner.js'
 import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type PermissionMode } from './permissions/policy.js'
 import { compileRules, deniedOutright, type RuleConfig, type RuleSet } from './permissions/ruleset.js'
@@ -127,6 +133,14 @@ export interface KernelOptions {
    * 200,000 tokens or 100 tools.
    */
   deferral?: DeferralOptions
+  /**
+   * The deadline, in milliseconds, for every tool that declares no `timeoutMs` of its own: at it
+   * a 'cancel' tool is aborted and a 'block' tool, after `timeoutGraceMs`, abandoned; the model
+   * reads a `timed_out` result. Default: none. Bash and MCP tools keep their own timeouts.
+   */
+  toolTimeoutMs?: number
+  /** What a 'block' tool gets past its deadline to finish before it is abandoned. Default 1,000 ms. */
+  timeoutGraceMs?: number
 }
 
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
@@ -256,7 +270,7 @@ export function createKernel(options: KernelOptions): Kernel {
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
-  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver } = {},
+  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver; timers?: CallTimers } = {},
 ): KernelInternals {
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
@@ -280,7 +294,8 @@ export function createKernelInternals(
     log,
     busy: () => live.size > 0,
   })
-  const services = buildServices(options, config, log, { clock, ids }, () => offeredNames(pool))
+  const timers = internal.timers ?? clockTimers(clock)
+  const services = buildServices(options, config, log, { clock, ids, timers }, () => offeredNames(pool))
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine(internal.observeCalls)
   const turnDeps = (turnId = ids.next('turn')) => ({
@@ -474,6 +489,8 @@ interface KernelConfig {
   /** The rules as written, recorded in the log for replay. */
   permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
   approvals: 'park' | 'deny'
+  /** Deadlines (docs/design.md §Deadlines and retries). */
+  timing: { defaultTimeoutMs: number | undefined; graceMs: number }
 }
 
 function resolveConfig(options: KernelOptions): KernelConfig {
@@ -496,8 +513,14 @@ function resolveConfig(options: KernelOptions): KernelConfig {
   const approvals = options.approvals ?? 'park'
   if (approvals !== 'park' && approvals !== 'deny')
     throw new Error(`createKernel: approvals must be 'park' or 'deny', got ${JSON.stringify(approvals)}`)
+  const timing = timingProblem(options.toolTimeoutMs, options.timeoutGraceMs)
+  if (timing !== undefined) throw new RangeError(timing)
   return {
     approvals,
+    timing: {
+      defaultTimeoutMs: options.toolTimeoutMs,
+      graceMs: options.timeoutGraceMs ?? DEFAULT_TIMEOUT_GRACE_MS,
+    },
     toolFormat: checkFormat(options.toolFormat ?? 'anthropic'),
     registry,
     cwd,
@@ -529,7 +552,7 @@ function buildServices(
   options: KernelOptions,
   config: KernelConfig,
   log: GuardedLog,
-  { clock, ids }: Pick<ToolPorts, 'clock' | 'ids'>,
+  { clock, ids, timers }: Pick<ToolPorts, 'clock' | 'ids'> & { timers: CallTimers },
   offered: () => readonly string[],
 ): CallServices {
   const { registry, rules, mode, cwd, judge } = config
@@ -578,6 +601,7 @@ function buildServices(
     }),
     results,
     progressLogChars: config.progressLogChars,
+    timing: { ...config.timing, timers },
   }
 }
 

@@ -22,6 +22,8 @@ export interface SessionSettings {
   maxConcurrency: number
   messageBudgetChars: number
   progressLogChars: number
+  /** The kernel's deadline settings, recorded when it has a default deadline. */
+  timing?: { defaultTimeoutMs: number | undefined; graceMs: number }
 }
 
 export function sessionConfigured(turnId: string, settings: SessionSettings): KernelEventInput {
@@ -37,6 +39,7 @@ export function sessionConfigured(turnId: string, settings: SessionSettings): Ke
       maxConcurrency: settings.maxConcurrency,
       messageBudgetChars: settings.messageBudgetChars,
       progressLogChars: Number.isFinite(settings.progressLogChars) ? settings.progressLogChars : null,
+      ...timingLimits(settings.timing),
     },
     hooks: hookSummary(settings.hooks),
     asks: settings.asks,
@@ -58,4 +61,11 @@ function hookSummary(config: HooksConfig | undefined): Array<{ event: string; ma
       ),
     })),
   )
+}
+
+/** The kernel's default deadline and grace, when it has one (a log without them had none). */
+function timingLimits(timing: SessionSettings['timing']): { toolTimeoutMs?: number; timeoutGraceMs?: number } {
+  const ms = timing?.defaultTimeoutMs
+  if (timing === undefined || ms === undefined || !Number.isFinite(ms)) return {}
+  return { toolTimeoutMs: ms, timeoutGraceMs: timing.graceMs }
 }

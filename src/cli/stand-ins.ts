@@ -7,13 +7,14 @@
 import { hookContextText } from '../actors/tool-call/call-scope.js'
 import { z } from 'zod'
 import { buildTool, defaultMapper } from '../tools/build-tool.js'
-import type { Tool } from '../tools/tool.types.js'
+import type { Tool, ToolDef } from '../tools/tool.types.js'
+import type { RetryPolicy } from '../tools/retry.js'
 import type { EventOf, KernelEvent, ToolResultBlock } from '../events/event.schema.js'
 import { schemaFingerprint } from '../tools/tool-manifest.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { callKey } from '../events/call-key.js'
 import { TOOL_SEARCH_NAME } from '../tools/builtin/tool-search.tool.js'
-import { validateInputPrefix } from '../tools/result-text.js'
+import { describeError, validateInputPrefix } from '../tools/result-text.js'
 import { stripPrefix } from '../replay/recorded.js'
 import type { JsonSchemaObject } from '../tools/tool.types.js'
 
@@ -195,7 +196,45 @@ function standIn(events: readonly KernelEvent[], name: string, manifest?: Record
     call: async () => undefined,
     mapToolResultToToolResultBlockParam: (output, toolUseId) =>
       mapped.get(toolUseId)?.shift() ?? defaultMapper(output, toolUseId),
+    ...timingOf(events, names),
   })
+}
+
+/**
+ * The deadline and retries the log shows the tool had (docs/design.md §Deadlines and retries):
+ * the deadline a call of it ran out of, and a retry policy that retries the errors the log shows
+ * retried, with the recorded delays, up to the most attempts any call made.
+ */
+function timingOf(events: readonly KernelEvent[], names: ReadonlySet<string>): Partial<ToolDef<unknown>> {
+  const calls = new Set<string>()
+  let timeoutMs: number | undefined
+  let attempts = 0
+  const delays = new Map<number, number>()
+  const retried = new Set<string>()
+  for (const e of events) {
+    if (e.type === 'tool.requested' && names.has(e.name)) calls.add(callKey(e.turnId, e.toolUseId))
+    if (!('toolUseId' in e) || !calls.has(callKey(e.turnId, e.toolUseId))) continue
+    if (e.type === 'tool.timed_out') timeoutMs ??= e.timeoutMs
+    if (e.type === 'tool.retrying') {
+      retried.add(e.error)
+      if (!delays.has(e.attempt)) delays.set(e.attempt, e.delayMs)
+      attempts = Math.max(attempts, e.attempt + 1)
+    }
+    if ((e.type === 'tool.errored' || e.type === 'tool.timed_out') && e.attempts !== undefined)
+      attempts = Math.max(attempts, e.attempts)
+  }
+  const retry: RetryPolicy | undefined =
+    retried.size === 0
+      ? undefined
+      : {
+          attempts: Math.max(2, attempts),
+          backoff: (attempt) => delays.get(attempt) ?? 0,
+          retryOn: (error) => retried.has(describeError(error)),
+        }
+  return {
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(retry !== undefined && { idempotent: true, retry }),
+  }
 }
 
 /**

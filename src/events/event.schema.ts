@@ -72,6 +72,7 @@ export const FailureCodeSchema = z.enum([
   'cancelled',
   'interrupted',
   'internal',
+  'timed_out',
 ])
 export type FailureCode = z.infer<typeof FailureCodeSchema>
 
@@ -109,6 +110,10 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
       maxConcurrency: z.number().int().positive(),
       messageBudgetChars: z.number().nonnegative(),
       progressLogChars: z.number().nonnegative().nullable(),
+      /** The kernel's deadline for tools without their own (`toolTimeoutMs`), when set. */
+      toolTimeoutMs: z.number().positive().optional(),
+      /** The grace a 'block' tool gets past its deadline (`timeoutGraceMs`), when a deadline is set. */
+      timeoutGraceMs: z.number().nonnegative().optional(),
     }),
     hooks: z.array(z.object({ event: z.string(), matcher: z.string(), hooks: z.array(z.string()) })),
     /** The app can be asked (it gave canUseTool); without it "ask" is denied unasked. Absent: true. */
@@ -256,6 +261,8 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
       .optional(),
+    /** How many attempts the call made, when its tool declares retries (the message says so too). */
+    attempts: z.number().int().positive().optional(),
   }),
   z.object({
     ...toolEnvelope,
@@ -385,6 +392,36 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal('turn.parked'), pending: z.array(z.string()), waiting: z.array(z.string()) }),
   /** A parked turn goes on: `answered` is the call whose answer resumed it. */
   z.object({ ...envelope, type: z.literal('turn.resumed'), answered: z.string() }),
+  // Deadlines and retries (docs/design.md §Deadlines and retries).
+  /**
+   * The call ran out of time: its deadline (`timeoutMs`, covering every attempt) passed — for a
+   * 'block' tool, and the grace after it too. Ends the call with `timed_out`.
+   */
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.timed_out'),
+    timeoutMs: z.number().positive(),
+    /** The grace a 'block' tool was given past its deadline before it was abandoned. */
+    graceMs: z.number().nonnegative().optional(),
+    /** How many attempts had started, when the tool declares retries. */
+    attempts: z.number().int().positive().optional(),
+  }),
+  /** An attempt of a tool that declares retries failed; the next starts after `delayMs` (the backoff). */
+  z.object({
+    ...toolEnvelope,
+    type: z.literal('tool.retrying'),
+    /** The attempt that failed (1 is the first run). */
+    attempt: z.number().int().positive(),
+    delayMs: z.number().nonnegative(),
+    /** What it threw, as the model would read it (`describeError`). */
+    error: z.string(),
+    errorClass: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .optional(),
+  }),
+  /** The backoff passed: attempt `attempt` (2 or more) of the tool starts now. */
+  z.object({ ...toolEnvelope, type: z.literal('tool.restarted'), attempt: z.number().int().min(2) }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

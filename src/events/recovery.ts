@@ -12,7 +12,7 @@
  */
 import { toolResultBlock, type KernelEvent, type KernelEventInput } from './event.schema.js'
 import { advance, isPersisted, REQUESTED, type CallState } from './tool-call.steps.js'
-import { cancelledText, interruptedText, ranUnrecordedText } from './unfinished-text.js'
+import { cancelledText, interruptedText, ranUnrecordedText, timedOutText } from './unfinished-text.js'
 
 export const RECOVERY_REASON = 'the session stopped unexpectedly (the process ended) before this call finished'
 
@@ -122,6 +122,9 @@ export function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn>
 
 function recoveredText(call: OpenCall): string {
   if (!call.position.started) return cancelledText(call.name, RECOVERY_REASON)
+  // Timed out before the process stopped: the words the call itself would have given.
+  const { failure } = call.position
+  if (failure?.code === 'timed_out') return timedOutText(call.name, failure.message, call.progress.join(''))
   if (call.ended === undefined) return interruptedText(call.name, RECOVERY_REASON, call.progress.join(''))
   return ranUnrecordedText(call.name, RECOVERY_REASON, knownOutput(call.ended))
 }

@@ -8,6 +8,7 @@
  * events: the table is about what the log says, and the machine is one writer of that log.
  */
 import { STEPS, type FailureCode, type KernelEvent, type KernelEventInput, type Step } from './event.schema.js'
+import { timedOutReason } from './unfinished-text.js'
 
 export interface StepRow {
   /** The event recorded when a call leaves this step normally. */
@@ -86,7 +87,7 @@ export const STEP_TABLE: { readonly [S in Step]: StepRow } = {
     closedBy: 'tool.completed',
     waits: true,
     failure: 'tool.errored',
-    codes: ['tool_error', 'interrupted'],
+    codes: ['tool_error', 'interrupted', 'timed_out'],
     afterCall: true,
     doing: 'running',
     next: ['call', 'budget', 'map'],
@@ -267,6 +268,8 @@ export function advance(state: CallState, event: CallEvent): CallState {
     }
     case 'tool.rejected':
       return failed({ step: event.step, code: event.code, message: event.message })
+    case 'tool.timed_out':
+      return failed({ step: 'call', code: 'timed_out', message: timedOutReason(event) })
     case 'tool.cancelled': {
       const interrupted = event.step === 'call' && state.started && event.beforeRun !== true
       return failed({ step: event.step, code: interrupted ? 'interrupted' : 'cancelled', message: event.reason })

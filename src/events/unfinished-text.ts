@@ -21,3 +21,25 @@ export function interruptedText(tool: string, reason: string, partial: string): 
 export function ranUnrecordedText(tool: string, reason: string, known: string): string {
   return `${tool} ran to its end, but ${reason}, so its result was not delivered. It has taken effect; do not repeat it without checking. ${known}`
 }
+
+/** Why a call timed out, from its `tool.timed_out` (the fold keeps it as the failure's message). */
+export function timedOutReason(event: {
+  timeoutMs: number
+  graceMs?: number | undefined
+  attempts?: number | undefined
+}): string {
+  const grace = event.graceMs === undefined ? '' : ` and the ${event.graceMs} ms of grace after it`
+  const attempts =
+    event.attempts === undefined ? '' : ` over ${event.attempts} ${event.attempts === 1 ? 'attempt' : 'attempts'}`
+  return `it ran out of time after ${event.timeoutMs} ms (its deadline${grace})${attempts}`
+}
+
+/**
+ * A call stopped at its deadline: it may or may not have finished its work (a tool that ignores
+ * its signal may still be running), so the model is told to check before calling it again.
+ */
+export function timedOutText(tool: string, reason: string, partial: string): string {
+  const output =
+    partial === '' ? 'It produced no output before it was stopped.' : `Output before it was stopped:\n${partial}`
+  return `${tool} timed out: ${reason}, and the kernel stopped waiting for it. It may or may not have finished its work; check before calling it again. ${output}`
+}

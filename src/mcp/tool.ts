@@ -62,6 +62,8 @@ export function buildMcpTool(spec: McpToolSpec): McpTool {
     isDestructive: () => flags.destructive,
     isOpenWorld: () => flags.openWorld,
     interruptBehavior: () => 'cancel',
+    // The connection's request timeout (reset on progress) bounds a call: no kernel deadline on top.
+    timeoutMs: Infinity,
     mapToolResultToToolResultBlockParam: toResultBlock,
     userFacingName: () => `${server} - ${title} (MCP)`,
     category: 'mcp',

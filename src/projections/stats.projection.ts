@@ -61,6 +61,7 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
     } else if (event.type === 'tool.rejected') count(errorClasses, event.code)
     else if (event.type === 'tool.errored') count(errorClasses, 'tool_error')
     else if (event.type === 'tool.cancelled') count(errorClasses, event.step === 'call' ? 'interrupted' : 'cancelled')
+    else if (event.type === 'tool.timed_out') count(errorClasses, 'timed_out')
   }
   const byOutcome: Record<string, number> = counts()
   const byTool: Record<string, number> = counts()
@@ -120,6 +121,10 @@ function stateAfter(event: KernelEvent, position: CallPosition, previous: string
       return 'waiting for the user'
     case 'tool.result':
       return `done (${event.outcome})`
+    case 'tool.retrying':
+      return `waiting ${event.delayMs} ms to retry (attempt ${event.attempt} failed)`
+    case 'tool.restarted':
+      return `running (attempt ${event.attempt})`
     case 'tool.progress':
     case 'hook.finished':
     case 'permission.granted':

@@ -97,6 +97,7 @@ export const FAILURE_ERROR_TYPES: { readonly [C in FailureCode]: C } = {
   cancelled: 'cancelled',
   interrupted: 'interrupted',
   internal: 'internal',
+  timed_out: 'timed_out',
 }
 
 /**
@@ -312,6 +313,11 @@ function applyOutcomeEvent(call: CallState, event: KernelEvent): void {
       call.errorType = toolErrorType(event)
       call.failedStep = 'call'
       return
+    case 'tool.timed_out':
+      call.runEndAt = event.at
+      call.errorType = FAILURE_ERROR_TYPES.timed_out
+      call.failedStep = 'call'
+      return
     case 'tool.rejected':
       call.errorType = FAILURE_ERROR_TYPES[event.code]
       call.failedStep = event.step
@@ -382,6 +388,12 @@ function stepAttributes(event: KernelEvent): Attributes {
       return { 'toolkernel.step': event.step, 'toolkernel.failure.code': event.code }
     case 'tool.cancelled':
       return { 'toolkernel.step': event.step }
+    case 'tool.timed_out':
+      return { 'toolkernel.timeout_ms': event.timeoutMs }
+    case 'tool.retrying':
+      return { 'toolkernel.attempt': event.attempt, 'toolkernel.delay_ms': event.delayMs }
+    case 'tool.restarted':
+      return { 'toolkernel.attempt': event.attempt }
     case 'tool.mapped':
       return { 'toolkernel.is_error': event.isError }
     case 'tool.result':

@@ -4,6 +4,7 @@
  * decision and who made it, its events with times), and a summary. Pure: the HTML page embeds
  * this as JSON and draws it in the browser.
  */
+import { timedOutReason } from '../events/unfinished-text.js'
 import type { EventOf, KernelEvent } from '../events/event.schema.js'
 import { isPersisted } from '../events/tool-call.steps.js'
 import { describeEvent } from './timeline.projection.js'
@@ -228,6 +229,8 @@ function record(call: TimelineCall, event: KernelEvent, origin: number): void {
       return fail(event.code, event.message)
     case 'tool.cancelled':
       return fail(event.step === 'call' ? 'interrupted' : 'cancelled', event.reason)
+    case 'tool.timed_out':
+      return fail('timed_out', timedOutReason(event))
     case 'tool.cascaded':
       return void (call.cascaded = event.siblings)
     case 'tool.result':

@@ -2,6 +2,7 @@
  * The timeline projection: one readable row per event, with time relative to the start of its
  * turn. What the demo prints and the CLI's timeline draws.
  */
+import { timedOutReason } from '../events/unfinished-text.js'
 import type { KernelEvent } from '../events/event.schema.js'
 
 export interface TimelineRow {
@@ -92,6 +93,12 @@ export function describeEvent(event: KernelEvent): string {
       return `cancelled at ${event.step}: ${short(event.reason)}`
     case 'tool.mapped':
       return event.isError ? 'mapped to an error result' : 'mapped to a result'
+    case 'tool.timed_out':
+      return `timed out: ${timedOutReason(event)}`
+    case 'tool.retrying':
+      return `attempt ${event.attempt} failed (${short(event.error)}); retrying in ${event.delayMs} ms`
+    case 'tool.restarted':
+      return `attempt ${event.attempt} running`
     case 'tool.result':
       return `${event.outcome}: ${short(typeof event.block.content === 'string' ? event.block.content : JSON.stringify(event.block.content))}`
     case 'pool.assembled':

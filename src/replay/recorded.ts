@@ -19,7 +19,9 @@ export interface RecordedCall {
    * at the moment the log recorded it).
    */
   validation?: { answer: { result: true } | { result: false; message: string }; immediate: boolean }
-  completion?: { output: unknown } | { error: string; errorClass?: string } | { persisted: true }
+  completion?: { output: unknown } | { error: string; errorClass?: string; attempts?: number } | { persisted: true }
+  /** What each failed attempt of a retried tool threw (`tool.retrying`), in order. */
+  retries: Array<{ error: string; errorClass?: string }>
   progress: unknown[]
   hooks: { pre: HookResult[]; post: HookResult[] }
   /** The hook.finished events as recorded, re-appended by the replayed runner. */
@@ -46,6 +48,7 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         id,
         (entry = {
           progress: [],
+          retries: [],
           hooks: { pre: [], post: [] },
           hookEvents: { pre: [], post: [] },
           hooked: { pre: false, post: false },
@@ -67,10 +70,17 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         entry.completion = isPersisted(event) ? { persisted: true } : { output: event.output }
         break
       case 'tool.errored':
-        entry.completion =
-          event.errorClass === undefined
-            ? { error: event.message }
-            : { error: event.message, errorClass: event.errorClass }
+        entry.completion = {
+          error: event.message,
+          ...(event.errorClass === undefined ? {} : { errorClass: event.errorClass }),
+          ...(event.attempts === undefined ? {} : { attempts: event.attempts }),
+        }
+        break
+      case 'tool.retrying':
+        entry.retries.push({
+          error: event.error,
+          ...(event.errorClass === undefined ? {} : { errorClass: event.errorClass }),
+        })
         break
       case 'tool.progress':
         entry.progress.push(event.data)

@@ -24,7 +24,8 @@ import { canonicalJson } from '../util/canonical-json.js'
 import { checkLogOrder } from '../events/log-order.js'
 import { inDecisionOrder } from './decision-order.js'
 import { isThenable } from '../util/is-thenable.js'
-import { TelemetrySafeError } from '../events/error-class.js'
+import { ERRNO_CODES, isErrorName, TelemetrySafeError } from '../events/error-class.js'
+import type { CallTimers } from '../actors/tool-call/call-timing.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
 
@@ -110,7 +111,12 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
   const events = inDecisionOrder(recordedLog)
   const turnIds = events.filter((e) => e.type === 'turn.started').map((e) => e.turnId)
   // Each turn gets its own recording and gates: a tool_use id may come back in a later turn.
-  const now: Current = { recording: indexRecording([]), gates: new Gates(), activity: new Activity() }
+  const now: Current = {
+    recording: indexRecording([]),
+    gates: new Gates(),
+    activity: new Activity(),
+    attempts: noAttempts(),
+  }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
   const replayTools = options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult))
@@ -146,6 +152,11 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
         ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
         maxConcurrency: started.maxConcurrency,
         progressLogChars: Infinity,
+        // The kernel's default deadline as recorded: which calls have one is the engine's decision.
+        ...(configured?.limits.toolTimeoutMs !== undefined ? { toolTimeoutMs: configured.limits.toolTimeoutMs } : {}),
+        ...(configured?.limits.timeoutGraceMs !== undefined
+          ? { timeoutGraceMs: configured.limits.timeoutGraceMs }
+          : {}),
         // The pool's settings as recorded: ToolSearch's answers and pool.assembled depend on them.
         ...(configured?.pool !== undefined
           ? { toolFormat: configured.pool.format as ApiFormat, deferral: configured.pool.deferral as DeferralOptions }
@@ -175,7 +186,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
           },
         },
       },
-      { legacyDispatch: writtenBefore02(configured) },
+      { legacyDispatch: writtenBefore02(configured), timers: recordedTimers(now) },
     )
   }
   const turns = groupTurns(events)
@@ -194,6 +205,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     now.recording = indexRecording(turnEvents)
     now.gates = new Gates()
     now.activity = new Activity()
+    now.attempts = noAttempts()
     await replayTurn(kernel, turnEvents, now)
     const given = inputRejections(recordedPart(turnEvents), unchecked)
     const divergence = compare(recordedPart(turnEvents), kernel.log.read(), new Set(given.map((g) => g.toolUseId)))
@@ -280,6 +292,27 @@ interface Current {
   recording: Recording
   gates: Gates
   activity: Activity
+  /** Per call: the attempts its stand-in tool has been run (replayed) and the walk has reached (recorded). */
+  attempts: { replayed: Map<string, number>; recorded: Map<string, number> }
+}
+
+const noAttempts = (): Current['attempts'] => ({ replayed: new Map(), recorded: new Map() })
+
+/**
+ * Deadlines, graces and backoffs fire where the log shows they did (tool.timed_out,
+ * tool.restarted), never on a clock: the engine then decides what it decided then.
+ */
+function recordedTimers(now: Current): CallTimers {
+  return {
+    after(kind, toolUseId, attempt, _ms, fn) {
+      let live = true
+      const key = kind === 'backoff' ? `backoff:${toolUseId}:${attempt}` : `${kind}:${toolUseId}`
+      void now.gates.wait(key).then(() => {
+        if (live) fn()
+      })
+      return () => void (live = false)
+    },
+  }
 }
 
 /**
@@ -339,16 +372,23 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
     },
     // The recorded answer, at the recorded moment: progress first, then the output or the error.
     call: async (_input: unknown, context: { toolUseId: string; onProgress(data: unknown): void }) => {
-      now.gates.sink(context.toolUseId, (data) => context.onProgress(data))
-      await now.gates.wait(`call:${context.toolUseId}`)
-      const recorded = now.recording.calls.get(context.toolUseId)
+      const id = context.toolUseId
+      now.gates.sink(id, (data) => context.onProgress(data))
+      // Each attempt of a retried tool answers as it did: a failure (tool.retrying), then the last.
+      const attempt = (now.attempts.replayed.get(id) ?? 0) + 1
+      now.attempts.replayed.set(id, attempt)
+      await now.gates.wait(`call:${id}:${attempt}`)
+      const recorded = now.recording.calls.get(id)
+      const failed = recorded?.retries[attempt - 1]
+      if (failed !== undefined) throw standInError(failed.error, failed.errorClass)
       const completion = recorded?.completion
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) {
-        const prefix = toolErrorPrefix(tool.name)
-        // The recorded class, so the replayed tool.errored classifies as the original did.
-        const errorClass = 'errorClass' in completion ? (completion.errorClass ?? 'Error') : 'Error'
-        throw new TelemetrySafeError(errorClass, stripPrefix(completion.error, prefix))
+        const prefix = toolErrorPrefix(tool.name, 'attempts' in completion ? completion.attempts : undefined)
+        throw standInError(
+          stripPrefix(completion.error, prefix),
+          'errorClass' in completion ? completion.errorClass : undefined,
+        )
       }
       return 'persisted' in completion ? { [PERSISTED]: recorded?.persistedAt } : completion.output
     },
@@ -360,6 +400,22 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
       return tool.mapToolResultToToolResultBlockParam(output, toolUseId)
     },
   })
+}
+
+/**
+ * A recorded error thrown again: its text as recorded and its class, so the replayed events
+ * classify as the originals did; an errno class is its `code` and an error name its `name` (taken
+ * off the text's head), so a tool's `retryOn` sees what it saw then.
+ */
+function standInError(text: string, errorClass: string | undefined): Error {
+  const error = new TelemetrySafeError(errorClass ?? 'Error', text)
+  if (errorClass === undefined) return error
+  if (ERRNO_CODES.has(errorClass)) Object.assign(error, { code: errorClass })
+  else if (isErrorName(errorClass) && text.startsWith(`${errorClass}: `)) {
+    error.message = text.slice(errorClass.length + 2)
+    error.name = errorClass
+  }
+  return error
 }
 
 function savedText(path: string | undefined, readResult: (path: string) => string | undefined): string {
@@ -456,7 +512,7 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
       await settle()
       continue
     }
-    drive(event, recorded, i, turn, controller, gates, started.mode, recording)
+    drive(event, recorded, i, turn, controller, gates, started.mode, recording, now.attempts.recorded)
     if (event.type === 'turn.aborted' || event.type === 'turn.discarded') i += flushedRun(recorded, i).length
     await settle()
   }
@@ -492,7 +548,9 @@ function drive(
   gates: Gates,
   mode: 'batch' | 'stream',
   recording: Recording,
+  attempts: Map<string, number>,
 ): void {
+  const attemptAt = (toolUseId: string): number => attempts.get(toolUseId) ?? 1
   switch (event.type) {
     case 'tool.requested':
       if (mode === 'stream') turn.addIncoming(incoming(event))
@@ -515,10 +573,22 @@ function drive(
       return
     case 'tool.completed':
     case 'tool.errored':
-      gates.release(`call:${event.toolUseId}`, true)
+      gates.release(`call:${event.toolUseId}:${attemptAt(event.toolUseId)}`, true)
       return
     case 'tool.cancelled':
-      if (event.step === 'call') gates.release(`call:${event.toolUseId}`, true)
+      if (event.step === 'call') gates.release(`call:${event.toolUseId}:${attemptAt(event.toolUseId)}`, true)
+      return
+    case 'tool.retrying':
+      gates.release(`call:${event.toolUseId}:${event.attempt}`, true)
+      return
+    case 'tool.restarted':
+      attempts.set(event.toolUseId, event.attempt)
+      gates.release(`backoff:${event.toolUseId}:${event.attempt - 1}`, true)
+      return
+    case 'tool.timed_out':
+      // A 'block' tool's grace starts when its deadline fires: both fired by now.
+      gates.release(`deadline:${event.toolUseId}`, true)
+      gates.release(`grace:${event.toolUseId}`, true)
       return
     case 'tool.budgeted':
       // A save that failed fails again, with the recorded reason.

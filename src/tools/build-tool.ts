@@ -3,6 +3,7 @@ import type { ToolResultBlock } from '../events/event.schema.js'
 import { isLazySchema, type LazySchema } from './lazy-schema.js'
 import { checkedExamples } from './pool/input-examples.js'
 import type { Tool, ToolDef } from './tool.types.js'
+import { retryProblem, timeoutProblem } from './retry.js'
 
 /** Default past which output is persisted instead of sent whole (the budget step). */
 export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
@@ -14,7 +15,8 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/
  * enabled, not concurrency-safe, not read-only, not destructive, permission allowed (the kernel's
  * rules still apply), interrupt behaviour 'block', user-facing name = name.
  *
- * @throws TypeError for a definition that could never run: a bad name, no schema, no call.
+ * @throws TypeError for a definition that could never run: a bad name, no schema, no call, a bad
+ * `timeoutMs`, or a `retry` on a tool that is neither read-only nor idempotent.
  * @example
  * const echo = buildTool({
  *   name: 'Echo',
@@ -62,6 +64,9 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     alwaysLoad: def.alwaysLoad === true,
     inputExamples: checkedExamples(def, input),
     modes: def.modes,
+    timeoutMs: def.timeoutMs,
+    idempotent: def.idempotent === true,
+    retry: def.retry,
   }
 }
 
@@ -86,6 +91,9 @@ function assertDefinition(def: ToolDef<any, any, any>): void {
   }
   const foreign = isLazySchema(def.inputSchema) ? undefined : notZod4(def.inputSchema)
   if (foreign !== undefined) throw new TypeError(`buildTool(${def.name}): ${foreign}`)
+  const traits = { readOnly: typeof def.isReadOnly === 'function', idempotent: def.idempotent === true }
+  const problem = timeoutProblem(def.timeoutMs) ?? retryProblem(def.retry, traits)
+  if (problem !== undefined) throw new TypeError(`buildTool(${def.name}): ${problem}`)
 }
 
 /**

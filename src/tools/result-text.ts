@@ -50,17 +50,21 @@ export function hookBlockedText(tool: string, reason: string): string {
   return `A PreToolUse hook blocked this ${tool} call: ${reason}`
 }
 
-export function toolErrorText(tool: string, error: unknown): string {
-  return `${toolErrorPrefix(tool)}${describeError(error)}`
+export function toolErrorText(tool: string, error: unknown, attempts?: number): string {
+  return `${toolErrorPrefix(tool, attempts)}${describeError(error)}`
 }
 
-/** How a tool's error text begins (replay takes it off to throw the recorded error again). */
-export function toolErrorPrefix(tool: string): string {
-  return `${tool} failed: `
+/**
+ * How a tool's error text begins (replay takes it off to throw the recorded error again); for a
+ * tool that declares retries, with the number of attempts it made.
+ */
+export function toolErrorPrefix(tool: string, attempts?: number): string {
+  if (attempts === undefined) return `${tool} failed: `
+  return `${tool} failed after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}: `
 }
 
 // What the model reads about a call that did not finish is written by recovery too: it lives with the log format.
-export { cancelledText, interruptedText, ranUnrecordedText } from '../events/unfinished-text.js'
+export { cancelledText, interruptedText, ranUnrecordedText, timedOutText } from '../events/unfinished-text.js'
 
 export function emptyOutputText(tool: string): string {
   return `(${tool} completed with no output)`

@@ -5,6 +5,7 @@ import type { z } from 'zod'
 import type { ToolResultBlock } from '../events/event.schema.js'
 import type { ShellAnalyzer, ToolPorts } from '../ports/index.js'
 import type { LazySchema } from './lazy-schema.js'
+import type { RetryPolicy } from './retry.js'
 
 /** What a tool receives when called. Everything it may touch comes through here, never globals. */
 export interface ToolContext {
@@ -91,6 +92,24 @@ export interface ToolDef<I, O = unknown, P = unknown> {
   isDestructive?(input: I, context?: PredicateContext): boolean
   isOpenWorld?(input: I, context?: PredicateContext): boolean
   interruptBehavior?(): InterruptBehavior
+  /**
+   * The call's deadline in milliseconds, from the moment the tool starts, covering every attempt
+   * of a retry. On expiry a 'cancel' tool's signal is aborted and the call ends at once; a
+   * 'block' tool is given the kernel's grace (`timeoutGraceMs`) to finish, then abandoned. Either
+   * way the model reads a `timed_out` result. Default: the kernel's `toolTimeoutMs` (none unless
+   * the app sets one); `Infinity`: never a kernel deadline (a tool with its own, as Bash and MCP).
+   */
+  timeoutMs?: number
+  /**
+   * Running the tool twice with the same input has the effect of running it once (a PUT, an
+   * upsert, a lookup): what lets it declare `retry`. Default false.
+   */
+  idempotent?: boolean
+  /**
+   * Attempts again when the tool throws: only for a tool that is read-only (`isReadOnly`; checked
+   * per input at call time, fail-closed) or `idempotent` — `buildTool` refuses it otherwise.
+   */
+  retry?: RetryPolicy
   /** When this tool fails inside a parallel batch, its running siblings are aborted (Bash declares it). */
   cascadesOnFailure?: boolean
   /** Past this many characters the output is persisted and the model gets a preview. `Infinity` = never. */
@@ -123,8 +142,12 @@ export interface Tool<I = any, O = any, P = any> extends Required<
     | 'category'
     | 'searchHint'
     | 'modes'
+    | 'timeoutMs'
+    | 'retry'
   >
 > {
+  readonly timeoutMs: number | undefined
+  readonly retry: RetryPolicy | undefined
   readonly modes: readonly string[] | undefined
   readonly inputSchema: z.ZodType<I> | undefined
   readonly inputJSONSchema: JsonSchemaObject | undefined

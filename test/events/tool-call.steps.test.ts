@@ -219,6 +219,23 @@ describe('advance', () => {
     expect(classless.failure).toStrictEqual({ step: 'call', code: 'tool_error', message: 'Echo failed: boom' })
   })
 
+  it('a timeout: to map, failed at call with timed_out and why (its deadline, grace and attempts)', () => {
+    const running = at('call', { started: true })
+    expect(advance(running, ev({ type: 'tool.timed_out', timeoutMs: 500 }))).toEqual(
+      at('map', {
+        started: true,
+        failure: { step: 'call', code: 'timed_out', message: 'it ran out of time after 500 ms (its deadline)' },
+      }),
+    )
+    const spent = advance(running, ev({ type: 'tool.timed_out', timeoutMs: 500, graceMs: 100, attempts: 1 }))
+    expect(spent.failure?.message).toBe(
+      'it ran out of time after 500 ms (its deadline and the 100 ms of grace after it) over 1 attempt',
+    )
+    // Retries leave the state as it was: an attempt's failure and the next start are not the call's end.
+    expect(advance(running, ev({ type: 'tool.retrying', attempt: 1, delayMs: 5, error: 'e' }))).toBe(running)
+    expect(advance(running, ev({ type: 'tool.restarted', attempt: 2 }))).toBe(running)
+  })
+
   it('a rejection: to map, failed with the step, code and message it names', () => {
     const rejected = ev({ type: 'tool.rejected', step: 'validate', code: 'invalid_input', message: 'bad input' })
     expect(advance(at('validate'), rejected)).toEqual(
@@ -349,6 +366,7 @@ describe('advance', () => {
       'tool.result',
       'permission.pending',
       'permission.answered',
+      'tool.timed_out',
     ])
     const state = at('permission', withHooks(true, true))
     const still = KernelEventSchema.options.map((o) => o.shape.type.value).filter((type) => !moving.has(type))

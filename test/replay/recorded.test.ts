@@ -18,6 +18,7 @@ const queued = (toolUseId: string) => ev({ type: 'tool.queued', toolUseId, safe:
 /** What a call's entry holds before any answer: nothing, in empty lists and false flags. */
 const fresh = (): RecordedCall => ({
   progress: [],
+  retries: [],
   hooks: { pre: [], post: [] },
   hookEvents: { pre: [], post: [] },
   hooked: { pre: false, post: false },

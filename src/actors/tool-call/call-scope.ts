@@ -14,6 +14,7 @@ import type { Tool, ToolContext } from '../../tools/tool.types.js'
 import type { HookRunner } from '../../hooks/hook-runner.js'
 import type { PermissionPolicy } from '../../permissions/policy.js'
 import { isThenable } from '../../util/is-thenable.js'
+import type { CallTiming } from './call-timing.js'
 
 /** Per-kernel services the steps use. */
 export interface CallServices {
@@ -30,6 +31,8 @@ export interface CallServices {
   readonly progressLogChars: number
   /** Called for each progress report, after it is logged (the streaming `updates()` feed). */
   readonly onProgress?: (turnId: string, toolUseId: string, data: unknown) => void
+  /** Deadlines and retry backoffs (absent: no kernel deadline, the clock port's timers). */
+  readonly timing?: CallTiming
 }
 
 /** The I/O of one call: owned by its steps, never read to decide what the call is. */
@@ -52,6 +55,10 @@ export interface CallIO {
   answered: boolean
   /** Counts the waits a step began: an answer to a wait the call has left is dropped. */
   wait: number
+  /** Waiting out a retry's backoff: nothing runs, so an interruption ends the call at once. */
+  backoff: boolean
+  /** The call ran out of time: a tool still going reports to no one. */
+  timedOut: boolean
 }
 
 /** One call: what the kernel started it with. */
@@ -107,6 +114,8 @@ export function newCallIO(): CallIO {
     abortRequested: undefined,
     answered: false,
     wait: 0,
+    backoff: false,
+    timedOut: false,
   }
 }
 
@@ -196,7 +205,7 @@ export function toolContextOf(call: CallScope): ToolContext {
     onProgress: (data: unknown) => {
       // A tool that goes on after its call was answered (a block tool in a discarded turn)
       // reports to no one: the log must not get events after the call's result.
-      if (io.answered) return
+      if (io.answered || io.timedOut) return
       keepTail(io, data)
       if (io.progressEvents > PROGRESS_LOG_EVENTS) return
       io.progressEvents++

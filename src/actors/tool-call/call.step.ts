@@ -8,11 +8,13 @@ import type { KernelEventInput } from '../../events/event.schema.js'
 import { classifyToolError } from '../../events/error-class.js'
 import type { Carry } from '../../machines/tool-call.types.js'
 import { toolErrorText } from '../../tools/result-text.js'
-import type { Tool, ToolContext } from '../../tools/tool.types.js'
+import type { Tool } from '../../tools/tool.types.js'
 import { guarded } from '../../util/guarded.js'
 import { claimBudget, textOf } from '../turn/budget.js'
 import { idsOf, toolContextOf, toolOf, type CallScope, type Decided, type StepFn } from './call-scope.js'
 import { mapOutput } from './map.step.js'
+import { planOf, runLadder, type LadderAnswers } from './call-ladder.js'
+import { invokeTool } from './invoke-tool.js'
 import { acceptedInput } from './validate.step.js'
 
 export const callStep: StepFn = (call, state, carry) => {
@@ -23,7 +25,7 @@ export const callStep: StepFn = (call, state, carry) => {
   }
   const input = acceptedInput(call, tool, state, carry)
   const { log } = call.services
-  if (log.fence === undefined) return run(call, tool, input)
+  if (log.fence === undefined) return run(call, tool, input, state.interrupt)
   // Write-ahead: what led to this side effect is durable before the side effect starts.
   const wait = call.io.wait
   return log.fence().then(
@@ -32,7 +34,7 @@ export const callStep: StepFn = (call, state, carry) => {
       if (call.io.wait !== wait) return { events: [] }
       // Interrupted while it waited for the fence: even a 'block' tool has not started, so it never does.
       const reason = call.io.abortRequested
-      return reason === undefined ? run(call, tool, input) : notRun(call, reason)
+      return reason === undefined ? run(call, tool, input, state.interrupt) : notRun(call, reason)
     },
     (error: unknown) => notRun(call, fenceFailedText(tool.name, error)),
   )
@@ -48,21 +50,30 @@ function fenceFailedText(name: string, error: unknown): string {
   return `${name} was not run: the event log could not store the call before it ran (${why}), and a tool runs only once its call is recorded. Start a new session over a working log.`
 }
 
-function run(call: CallScope, tool: Tool, input: unknown): Promise<Decided> {
+function run(call: CallScope, tool: Tool, input: unknown, interrupt: 'cancel' | 'block'): Promise<Decided> {
   call.io.invoked = true
-  return invokeTool(tool, input, toolContextOf(call)).then(
-    (output) => completed(call, tool, output, input),
-    (error: unknown) => {
-      const errorClass = classifyToolError(error)
-      const event: KernelEventInput = {
-        type: 'tool.errored',
-        ...idsOf(call),
-        message: toolErrorText(tool.name, error),
-        ...(errorClass === undefined ? {} : { errorClass }),
-      }
-      return { events: [event], carry: { input } }
-    },
+  const answers: LadderAnswers = {
+    output: (output) => completed(call, tool, output, input),
+    error: (error, attempts) => errored(call, tool, error, input, attempts),
+  }
+  // A deadline or retries (docs/design.md §Deadlines and retries): the ladder runs it.
+  const plan = planOf(call, tool, input)
+  if (plan !== undefined) return runLadder(call, tool, input, interrupt, plan, answers)
+  return invokeTool(tool, input, toolContextOf(call)).then(answers.output, (error: unknown) =>
+    answers.error(error, undefined),
   )
+}
+
+/** The tool threw (on its last attempt, for a tool that retries: `attempts` says how many it made). */
+function errored(call: CallScope, tool: Tool, error: unknown, input: unknown, attempts: number | undefined): Decided {
+  const event: KernelEventInput = {
+    type: 'tool.errored',
+    ...idsOf(call),
+    message: toolErrorText(tool.name, error, attempts),
+    errorClass: classifyToolError(error),
+    ...(attempts === undefined ? {} : { attempts }),
+  }
+  return { events: [event], carry: { input } }
 }
 
 /**
@@ -85,26 +96,4 @@ function completed(call: CallScope, tool: Tool, output: unknown, input: unknown)
     ? { type: 'tool.completed', ...ids, persisted: true }
     : { type: 'tool.completed', ...ids, output }
   return { events: [event], carry }
-}
-
-/** Runs `tool.call`, draining an async generator's yields as progress. */
-export async function invokeTool(tool: Tool, input: unknown, context: ToolContext): Promise<unknown> {
-  const result = tool.call(input, context)
-  if (isAsyncGenerator(result)) {
-    for (;;) {
-      const step = await result.next()
-      if (step.done === true) return step.value
-      context.onProgress(step.value)
-    }
-  }
-  return await result
-}
-
-function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, void> {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof (value as AsyncGenerator).next === 'function' &&
-    Symbol.asyncIterator in value
-  )
 }

@@ -2,6 +2,7 @@
  * What an interruption decides, by the step the call is waiting in: where it waits for a hook,
  * a prompt or its validator, it is cancelled there (and its signal aborted, which kills hook
  * processes and tells a prompt it is no longer wanted); a running 'cancel' tool is interrupted,
+ * and so is any tool waiting out a retry's backoff,
  * a 'block' tool runs on unless `force`; a save in progress leaves a preview without a path;
  * post-hooks are left to finish on their own and the result goes out without their context.
  */
@@ -34,6 +35,8 @@ export function interruptAt(
     case 'permission':
       return { decided: cancelled(), abort: true }
     case 'call':
+      // Between attempts of a retry nothing runs, whatever the tool's kind: the backoff ends now.
+      if (call.io.backoff) return { decided: cancelled(), abort: true }
       if (state.interrupt !== 'cancel' && !force) return undefined
       return { decided: call.io.invoked ? cancelled() : notRun(call, reason), abort: true }
     case 'budget':

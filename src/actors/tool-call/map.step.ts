@@ -59,6 +59,8 @@ function failureBlock(call: CallScope, state: CallState, failure: Failure): Tool
   else if (failure.code === 'cancelled') content = text.cancelledText(state.name, failure.message)
   else if (failure.code === 'interrupted')
     content = text.interruptedText(state.name, failure.message, partialOutput(call.io))
+  else if (failure.code === 'timed_out')
+    content = text.timedOutText(state.name, failure.message, partialOutput(call.io))
   else content = failure.message
   return toolResultBlock(call.toolUseId, content, true)
 }

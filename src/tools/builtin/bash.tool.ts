@@ -87,6 +87,8 @@ export const Bash = buildTool<BashInput, BashOutput>({
   isConcurrencySafe: readOnly,
   isDestructive: (input, context) => !readOnly(input, context),
   interruptBehavior: () => 'cancel',
+  // Its own `timeout` (and kill) bounds a command: no kernel deadline on top (toolTimeoutMs).
+  timeoutMs: Infinity,
   // Read-only commands run without asking; anything else asks unless a rule or mode allows it.
   checkPermissions: (input, { ports }) => {
     const verdict = verdictOf(input.command, ports.shell)
