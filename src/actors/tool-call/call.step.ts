@@ -14,6 +14,7 @@ import { claimBudget, textOf } from '../turn/budget.js'
 import { idsOf, toolContextOf, toolOf, type CallScope, type Decided, type StepFn } from './call-scope.js'
 import { mapOutput } from './map.step.js'
 import { acceptedInput } from './validate.step.js'
+import { splitToolReturn, type ContextChange } from '../../tools/context-change.js'
 
 export const callStep: StepFn = (call, state, carry) => {
   const tool = toolOf(call, state)
@@ -51,7 +52,10 @@ function fenceFailedText(name: string, error: unknown): string {
 function run(call: CallScope, tool: Tool, input: unknown): Promise<Decided> {
   call.io.invoked = true
   return invokeTool(tool, input, toolContextOf(call)).then(
-    (output) => completed(call, tool, output, input),
+    (value) => {
+      const { output, change } = splitToolReturn(value)
+      return withChange(call, completed(call, tool, output, input), change)
+    },
     (error: unknown) => {
       const errorClass = classifyToolError(error)
       const event: KernelEventInput = {
@@ -85,6 +89,18 @@ function completed(call: CallScope, tool: Tool, output: unknown, input: unknown)
     ? { type: 'tool.completed', ...ids, persisted: true }
     : { type: 'tool.completed', ...ids, output }
   return { events: [event], carry }
+}
+
+/**
+ * A context change the tool returned, decided right after its completion: applied only when the
+ * call ran alone (queued unsafe), so the calls after it — which the scheduler starts only once
+ * it is answered — see it, in tool_use order (docs/session-context.md).
+ */
+function withChange(call: CallScope, decided: Decided, change: ContextChange | undefined): Decided {
+  const session = call.services.session
+  if (change === undefined || session === undefined) return decided
+  const event = session.fromTool(change, { ...idsOf(call), alone: call.safe !== true })
+  return event === undefined ? decided : { ...decided, events: [...decided.events, event] }
 }
 
 /** Runs `tool.call`, draining an async generator's yields as progress. */

@@ -55,6 +55,8 @@ export interface CallRequest {
   budget: TurnBudget
   /** The tool and its schema-validated input, as the turn's safety check found them (validated once). */
   validated?: { tool: Tool; input: unknown }
+  /** Queued as concurrency-safe (a context change it returns is not applied). */
+  safe?: boolean
 }
 
 export interface CallOutcome {
@@ -207,6 +209,7 @@ export function startToolCall(
     voided: request.voided,
     inputError: request.inputError,
     validated: request.validated,
+    ...(request.safe === true ? { safe: true } : {}),
     io: newCallIO(),
   }
   const callId = nextId()

@@ -262,6 +262,7 @@ function scheduledCall(
   const request: CallRequest = { turnId, toolUseId: use.id, index: use.index, name: use.name, input: use.input, budget }
   if (use.inputError !== undefined) request.inputError = use.inputError
   if (validated !== undefined) request.validated = validated
+  if (flags.safe) request.safe = true
   return {
     toolUseId: use.id,
     name: use.name,
