@@ -12,6 +12,7 @@ import {
   Bash,
   buildTool,
   changeContext,
+  createJsonlEventStore,
   createJsonlLog,
   createKernel,
   EnterPlanMode,
@@ -238,6 +239,38 @@ describe('kernel.setMode and plan mode', () => {
     expect(resumed.session.mode).toBe('acceptEdits')
     const { events } = await resumed.runTurn(assistant())
     expect(changes(events)).toMatchObject([{ source: 'app', mode: 'acceptEdits' }])
+  })
+})
+
+describe('the session elsewhere', () => {
+  it('hooks get the current mode as permission_mode; the policy decides by it', async () => {
+    const modes: string[] = []
+    const kernel = testKernel([setter('Set', false)], {
+      hooks: {
+        PreToolUse: [{ hooks: [{ type: 'function', fn: (input) => void modes.push(input.permission_mode) }] }],
+      },
+    })
+    await kernel.runTurn(assistant(['a', 'Set', { change: { mode: 'acceptEdits' } }]))
+    await kernel.runTurn(assistant(['b', 'Set', { change: {} }]))
+    kernel.setMode('dontAsk')
+    await kernel.runTurn(assistant(['c', 'Set', { change: {} }]))
+    expect(modes).toEqual(['default', 'acceptEdits', 'dontAsk'])
+  })
+
+  it('a store-backed kernel rebuilds the session from its stream', async () => {
+    const dir = workspace()
+    const store = createJsonlEventStore(join(dir, 'sessions'))
+    const options = { tools: [Bash, EnterPlanMode, ExitPlanMode], cwd: dir, store, session: 's1', ...allow }
+    const first = createKernel(options)
+    await first.ready()
+    await first.runTurn(assistant(['a', 'Bash', { command: 'cd sub' }]))
+    await first.runTurn(assistant(['b', 'EnterPlanMode', {}]))
+    await first.close()
+    const second = createKernel(options)
+    await second.ready()
+    expect(second.session).toMatchObject({ cwd: join(dir, 'sub'), mode: 'plan', modeBeforePlan: 'default' })
+    expect(text(await second.runTurn(assistant(['c', 'Bash', { command: 'pwd' }])))).toBe(join(dir, 'sub'))
+    await second.close()
   })
 })
 
