@@ -72,6 +72,9 @@ export type {
 // Retries a tool declares (docs/design.md §Deadlines and retries).
 export type { RetryPolicy, Backoff } from './tools/retry.js'
 export { Read, Write, Edit, Bash, Glob, Grep, builtinTools } from './tools/builtin/index.js'
+// The session that changes as it goes (docs/session-context.md).
+export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './tools/builtin/index.js'
+export { changeContext, type ContextChange, type ContextChanged, type SessionView } from './tools/context-change.js'
 // The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
 export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'
 

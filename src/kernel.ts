@@ -48,6 +48,9 @@ import { createProcessRunner } from './adapters/process-runner.js'
 import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
+import { SessionContext } from './actors/turn/session-context.js'
+import { realDirectoryOf } from './adapters/real-directory.js'
+import type { SessionView } from './tools/context-change.js'
 
 export const DEFAULT_MAX_CONCURRENCY = 10
 
@@ -240,6 +243,15 @@ export interface Kernel {
    * messages.push({ role: 'assistant', content: response.content }, result.message)
    */
   answer(toolUseId: string, answer: ApprovalAnswer): Promise<TurnResult>
+  /**
+   * Sets the permission mode between turns (docs/session-context.md): in force at once — the
+   * pool, the permission policy and the hooks' `permission_mode` follow it — and recorded as
+   * `session.changed` with the next turn's start; resume and replay honour it.
+   * @throws Error for a mode that is not one of PERMISSION_MODES, or while a turn is running.
+   */
+  setMode(mode: PermissionMode): void
+  /** The session as it stands: working directory, environment entries, app data, mode. */
+  readonly session: SessionView
   /** Settles once the kernel can start turns (a store-backed session is open); rejects if it cannot open. */
   ready(): Promise<void>
   /** Makes the log durable and, for a store-backed session, stops renewing and gives its lease up. */
@@ -283,19 +295,24 @@ export function createKernelInternals(
     }),
   )
   const config = resolveConfig(options)
+  // The session's cwd, env, data and mode, as the log has changed them (docs/session-context.md).
+  const session = new SessionContext(
+    { workspace: config.cwd, mode: config.mode, directory: realDirectoryOf },
+    log.read(),
+  )
   const pool = new KernelPool({
     tools: config.registry.tools,
     sources: options.toolSources ?? [],
     registry: config.registry,
     denied: (tool) => deniedOutright(config.rules, tool),
-    mode: () => config.mode,
+    mode: () => session.mode,
     format: config.toolFormat,
     deferral: options.deferral,
     log,
     busy: () => live.size > 0,
   })
   const timers = internal.timers ?? clockTimers(clock)
-  const services = buildServices(options, config, log, { clock, ids, timers }, () => offeredNames(pool))
+  const services = buildServices(options, config, log, { clock, ids, timers }, () => offeredNames(pool), session)
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine(internal.observeCalls)
   const turnDeps = (turnId = ids.next('turn')) => ({
@@ -350,6 +367,7 @@ export function createKernelInternals(
     refuseFailedLog()
     const turn = startTurn(turnDeps(), { mode, earlyStart: early })
     configure(turn.turnId)
+    for (const event of session.takePending(turn.turnId)) log.append(event)
     pool.beginTurn(turn.turnId)
     track(turn)
     return turn
@@ -402,6 +420,16 @@ export function createKernelInternals(
       return poolSnapshot(pool.current())
     },
     loadTools: (names) => pool.loadByApp(names),
+    setMode: (mode) => {
+      if (live.size > 0 && PERMISSION_MODES.includes(mode))
+        throw new Error(
+          'kernel.setMode: a turn is running; set the mode between turns (a tool changes it with changeContext)',
+        )
+      session.setMode(mode)
+    },
+    get session() {
+      return session.view()
+    },
     runTurn,
     pendingApprovals: () => pendingApprovals(log.read()),
     answer,
@@ -416,7 +444,10 @@ export function createKernelInternals(
       for (const event of recover(stored.read())) stored.append(event)
       // The JSONL log writes at a fence synchronously; a failure shows at the next turn's fence.
       stored.fence?.().catch(() => undefined)
-      return createKernelInternals({ ...options, tools: pool.appTools(), log: stored })
+      const resumed = createKernelInternals({ ...options, tools: pool.appTools(), log: stored })
+      // A mode the app set that no turn has recorded yet goes with it.
+      for (const mode of session.pendingModes()) resumed.setMode(mode)
+      return resumed
     },
     startTurn: (turnOptions = {}) => {
       const turn = open('stream', turnOptions.earlyStart ?? config.earlyStart)
@@ -554,8 +585,9 @@ function buildServices(
   log: GuardedLog,
   { clock, ids, timers }: Pick<ToolPorts, 'clock' | 'ids'> & { timers: CallTimers },
   offered: () => readonly string[],
+  session: SessionContext,
 ): CallServices {
-  const { registry, rules, mode, cwd, judge } = config
+  const { registry, rules, cwd, judge } = config
   const record = (event: KernelEventInput): void => void log.append(event)
   const sessionId = ids.next('session')
   const env = options.environment
@@ -568,6 +600,7 @@ function buildServices(
     },
     log,
     cwd,
+    session,
     ports: {
       results,
       clock,
@@ -583,14 +616,20 @@ function buildServices(
       createHookRunner(options.hooks, {
         cwd,
         sessionId,
-        permissionMode: mode,
+        // Read per hook run: the mode follows kernel.setMode and plan-mode tools.
+        get permissionMode() {
+          return session.mode
+        },
         record,
         ...(env !== undefined ? { environment: env } : {}),
       }),
     // Grants live in the log: a kernel over a resumed log honours the ones given before.
     permissions: createPermissionPolicy({
       rules,
-      mode,
+      // Read per decision: the current mode, not the configured one (docs/session-context.md).
+      get mode() {
+        return session.mode
+      },
       cwd,
       judge,
       grants: Grants.fromLog(log.read(), judge),

@@ -50,7 +50,12 @@ export class StampingLog implements EventLog {
 }
 
 /** Events of a dropped turn that the session still needs: later kernels over the log, replay and the CLI read them. */
-const SESSION_FACTS: ReadonlySet<string> = new Set(['session.configured', 'pool.changed', 'permission.granted'])
+const SESSION_FACTS: ReadonlySet<string> = new Set([
+  'session.configured',
+  'pool.changed',
+  'permission.granted',
+  'session.changed',
+])
 
 interface TurnSpan {
   /** Seq of the turn's first event and of its latest one: its events lie between them. */
@@ -137,7 +142,7 @@ export interface MemoryLogOptions {
    * Keep only the last `retainTurns` finished turns (a turn is finished once its
    * `turn.completed` is appended); older ones are dropped, so a long session's memory stays flat.
    * A turn still running is never dropped. What a later kernel over the log, replay and the CLI
-   * need of the session stays: each dropped turn's `session.configured`, `pool.changed` and
+   * need of the session stays: each dropped turn's `session.configured`, `pool.changed`, `session.changed` and
    * `permission.granted` events and the first `tool.loaded` of each tool, framed by that turn's
    * `turn.started` and `turn.completed`. A whole number ≥ 1 (the turn that just finished reads
    * its own events back for its result); `Infinity` keeps everything. Default: everything.

@@ -8,6 +8,7 @@
 import type { ProcessResult, ProcessRunner } from '../ports/index.js'
 import type { ProcessRunOptions } from '../ports/process-runner.port.js'
 import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
+import { withCwdReport } from './cwd-report.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
 import { describeCleanup, spawnProcess, type SpawnOutcome } from './spawn-process.js'
@@ -35,8 +36,13 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
     async run(command, runOptions) {
       if (runOptions.signal.aborted) return { ...emptyResult(), aborted: true }
       // Built per run: a variable the app sets later in process.env reaches later commands, as before.
-      const env = buildChildEnvironment(options.env, BASH_DEFAULTS)
-      return runBash(command, runOptions, env, maxOutputBytes)
+      const env = { ...buildChildEnvironment(options.env, BASH_DEFAULTS), ...runOptions.env }
+      if (runOptions.reportCwd !== true) return runBash(command, runOptions, env, maxOutputBytes)
+      // Where the shell ended up, for the session's next call (docs/session-context.md §Bash).
+      const report = withCwdReport(command)
+      const result = await runBash(report.script, runOptions, env, maxOutputBytes)
+      const cwd = await report.read()
+      return cwd === undefined ? result : { ...result, cwd }
     },
   }
 }

@@ -36,12 +36,13 @@ export async function replayCommand(
   }
   const given = options.tools === undefined ? undefined : await loadTools(options.tools)
   // Loaded here only: replay pulls in the whole kernel, which stats, inspect and timeline do not need.
-  const [{ replay }, { builtinTools }, { toolsForReplay }] = await Promise.all([
+  const [{ replay }, { builtinTools, planModeTools }, { toolsForReplay }] = await Promise.all([
     import('../replay/replay.js'),
     import('../tools/builtin/index.js'),
     import('./stand-ins.js'),
   ])
-  const { tools, standIns } = toolsForReplay(events, given, builtinTools)
+  // The plan-mode tools are built in too: a log that used them replays with the real ones.
+  const { tools, standIns } = toolsForReplay(events, given, [...builtinTools, ...planModeTools])
   if (standIns.length > 0) {
     out('')
     out(`(${standIns.join(', ')} replayed with stand-ins built from the log; pass --tools to check the real ones)`)

@@ -345,6 +345,10 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     names: z.array(z.object({ name: z.string(), server: z.string(), tool: z.string() })).optional(),
     /** The source's withheld tools and why (e.g. a schema no model API takes), when that list changed. */
     withheld: z.array(z.object({ server: z.string(), tool: z.string(), reason: z.string() })).optional(),
+    /** Tools whose `isEnabled()` turned false (or was false at the first turn): left out of the pool. */
+    disabled: z.array(z.string()).optional(),
+    /** Tools whose `isEnabled()` turned true again. */
+    enabled: z.array(z.string()).optional(),
   }),
   z.object({
     ...toolEnvelope,
@@ -422,6 +426,31 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
   }),
   /** The backoff passed: attempt `attempt` (2 or more) of the tool starts now. */
   z.object({ ...toolEnvelope, type: z.literal('tool.restarted'), attempt: z.number().int().min(2) }),
+  // --- The session that changes as it goes (issue 29 item 5; docs/session-context.md) ---
+  /**
+   * The session's context changed: the working directory, environment entries for child
+   * processes, app data, the permission mode. From a tool (`toolUseId` set: what its call returned,
+   * `requested`, applied only when the call ran alone) or from the app (`kernel.setMode`, recorded
+   * with the next turn). The top-level fields are what was applied; `dropped` says what was not, and why.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('session.changed'),
+    source: z.enum(['tool', 'app']),
+    /** The call whose result carried the change. Not `toolUseId`: the event is the session's, not that call's step. */
+    changedBy: z.string().optional(),
+    /** The change as the tool returned it (replay hands it back to the tool's stand-in). */
+    requested: z.record(z.string(), z.unknown()).optional(),
+    cwd: z.string().optional(),
+    /** Entries set (a string) or removed (null). */
+    env: z.record(z.string(), z.string().nullable()).optional(),
+    /** App data entries set (a value) or removed (null). */
+    data: z.record(z.string(), z.unknown()).optional(),
+    mode: z.string().optional(),
+    /** The mode before this change, when the mode changed. */
+    previousMode: z.string().optional(),
+    dropped: z.array(z.object({ field: z.string(), reason: z.string() })).optional(),
+  }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

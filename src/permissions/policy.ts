@@ -93,6 +93,7 @@ export interface PermissionPolicy {
 
 export interface PolicyOptions {
   rules: RuleSet
+  /** Read at each decision: the kernel passes a getter, so the session's current mode decides. */
   mode: PermissionMode
   cwd: string
   /** Where paths really point, and what is protected (docs/design.md §The trust model). */

@@ -28,6 +28,8 @@ export interface ProcessResult {
   outputLimitBytes?: number
   /** Set when the command could not be started at all. */
   startError?: string
+  /** With `reportCwd`: the directory the shell ended in (`pwd -P`), when it could be told. */
+  cwd?: string
   /**
    * What had to be killed, in words, when anything had to be: the process group on timeout, what a
    * finished command left running, processes that left the group (setsid).
@@ -47,6 +49,10 @@ export interface ProcessRunOptions {
   onOutput?: (chunk: string) => void
   /** Opens where the full output streams once it outgrows memory; absent: its middle is dropped. */
   openOutputFile?: () => Promise<ResultWriter>
+  /** Report the directory the shell ended in (`ProcessResult.cwd`): Bash keeps it for the next call. */
+  reportCwd?: boolean
+  /** Environment entries set on top of the runner's own (the session's, docs/session-context.md). */
+  env?: Readonly<Record<string, string>>
 }
 
 /**

@@ -106,11 +106,28 @@ export function describeEvent(event: KernelEvent): string {
     case 'tool.loaded':
       return `loaded ${event.name} (${event.how}${event.loadedBy !== undefined ? ` by ${event.loadedBy}` : ''})`
     case 'pool.changed':
-      return `${event.source} changed: added ${event.added.join(', ') || 'none'}, removed ${event.removed.join(', ') || 'none'}`
+      return event.disabled !== undefined || event.enabled !== undefined
+        ? `tools switched: disabled ${event.disabled?.join(', ') || 'none'}, enabled ${event.enabled?.join(', ') || 'none'}`
+        : `${event.source} changed: added ${event.added.join(', ') || 'none'}, removed ${event.removed.join(', ') || 'none'}`
+    case 'session.changed':
+      return sessionChangeText(event)
     default:
       // An event type newer than this list still shows what it says, not nothing.
       return short(JSON.stringify(fieldsOf(event as KernelEvent)))
   }
+}
+
+/** What a session change did, in one line: applied fields first, then what was dropped. */
+function sessionChangeText(event: Extract<KernelEvent, { type: 'session.changed' }>): string {
+  const by = event.changedBy === undefined ? 'the app' : event.changedBy
+  const parts = [
+    event.cwd === undefined ? '' : `cwd ${event.cwd}`,
+    event.mode === undefined ? '' : `mode ${event.previousMode ?? '?'} → ${event.mode}`,
+    event.env === undefined ? '' : `env ${Object.keys(event.env).join(', ')}`,
+    event.data === undefined ? '' : `data ${Object.keys(event.data).join(', ')}`,
+    event.dropped === undefined ? '' : `dropped ${event.dropped.map((d) => `${d.field} (${d.reason})`).join('; ')}`,
+  ].filter((part) => part !== '')
+  return short(`session changed by ${by}: ${parts.join(', ') || 'nothing'}`)
 }
 
 /** An event's own fields, without the envelope. */

@@ -28,6 +28,7 @@ import { ERRNO_CODES, isErrorName, TelemetrySafeError } from '../events/error-cl
 import type { CallTimers } from '../actors/tool-call/call-timing.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
+import { changeContext, type ContextChange } from '../tools/context-change.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]
@@ -116,10 +117,16 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     gates: new Gates(),
     activity: new Activity(),
     attempts: noAttempts(),
+    disabled: new Set(),
+    changes: new Map(),
   }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
-  const replayTools = options.tools.map((tool) => recordedTool(tool, now, options.readResult ?? readSavedResult))
+  // A log that records isEnabled switches (pool.changed disabled / enabled) answers isEnabled itself.
+  const switches = events.some((e) => e.type === 'pool.changed' && (e.disabled ?? e.enabled) !== undefined)
+  const replayTools = options.tools.map((tool) =>
+    recordedTool(tool, now, options.readResult ?? readSavedResult, switches),
+  )
   // Tools the app registered between turns join the replay kernel where the log says they did.
   const registeredLater = new Set(
     events.flatMap((e) => (e.type === 'pool.changed' && e.source === 'app' ? e.added : [])),
@@ -194,6 +201,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
   const notChecked: NotChecked[] = []
   let kernel: KernelInternals | undefined
   for (const turnEvents of turns) {
+    readSwitches(now, turnEvents)
     // The first turn, and each turn where another kernel took over the session, gets its kernel;
     // a kernel decides nothing before its shell grammar is loaded, so the walk waits for it.
     if (kernel === undefined || turnEvents.some((e) => e.type === 'session.configured')) {
@@ -202,6 +210,10 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     }
     recorded.advance(turnEvents)
     applyAppChanges(kernel, turnEvents, replayTools)
+    // The app's mode changes between turns, set again where the log recorded them.
+    for (const e of turnEvents)
+      if (e.type === 'session.changed' && e.source === 'app' && e.mode !== undefined)
+        kernel.setMode(e.mode as PermissionMode)
     now.recording = indexRecording(turnEvents)
     now.gates = new Gates()
     now.activity = new Activity()
@@ -225,6 +237,22 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
 /** `notChecked` for a caller that named tools whose input checks replay cannot make; nothing otherwise. */
 function reported(notChecked: NotChecked[], options: ReplayOptions): { notChecked?: readonly NotChecked[] } {
   return options.inputNotChecked === undefined ? {} : { notChecked }
+}
+
+/**
+ * What the log says of the session before a turn: the tools switched off or on (the kernel asks
+ * isEnabled when it assembles the turn's pool), and the context changes its calls returned.
+ */
+function readSwitches(now: Current, turnEvents: readonly KernelEvent[]): void {
+  now.changes = new Map()
+  for (const e of turnEvents) {
+    if (e.type === 'pool.changed') {
+      for (const name of e.disabled ?? []) now.disabled.add(name)
+      for (const name of e.enabled ?? []) now.disabled.delete(name)
+    }
+    if (e.type === 'session.changed' && e.changedBy !== undefined && e.requested !== undefined)
+      now.changes.set(e.changedBy, e.requested)
+  }
 }
 
 /** The app's registrations and removals recorded for this turn, made again before it starts. */
@@ -294,6 +322,10 @@ interface Current {
   activity: Activity
   /** Per call: the attempts its stand-in tool has been run (replayed) and the walk has reached (recorded). */
   attempts: { replayed: Map<string, number>; recorded: Map<string, number> }
+  /** Tools the log has switched off (isEnabled false) as of the turn being replayed. */
+  disabled: Set<string>
+  /** The context changes the turn's calls returned, by tool_use id. */
+  changes: Map<string, Record<string, unknown>>
 }
 
 const noAttempts = (): Current['attempts'] => ({ replayed: new Map(), recorded: new Map() })
@@ -344,7 +376,12 @@ class Activity {
   }
 }
 
-function recordedTool(tool: Tool, now: Current, readResult: (path: string) => string | undefined): Tool {
+function recordedTool(
+  tool: Tool,
+  now: Current,
+  readResult: (path: string) => string | undefined,
+  switches: boolean,
+): Tool {
   const copy: Tool = Object.create(tool) as Tool
   // What the validator saw of the world is an outside answer: the recorded verdict, at its moment.
   const validation =
@@ -359,7 +396,8 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
             )
           },
         }
-  return Object.assign(copy, validation, {
+  const enabled = switches ? { isEnabled: () => !now.disabled.has(tool.name) } : {}
+  return Object.assign(copy, validation, enabled, {
     // The current tool's own check decides, but an asynchronous one answers at the moment the
     // log recorded its verdict (it may have looked at the world, and its timing is an outside fact).
     checkPermissions: (input: unknown, context: Parameters<Tool['checkPermissions']>[1]) => {
@@ -390,7 +428,10 @@ function recordedTool(tool: Tool, now: Current, readResult: (path: string) => st
           'errorClass' in completion ? completion.errorClass : undefined,
         )
       }
-      return 'persisted' in completion ? { [PERSISTED]: recorded?.persistedAt } : completion.output
+      const output = 'persisted' in completion ? { [PERSISTED]: recorded?.persistedAt } : completion.output
+      // The context change the call returned, handed back so the engine decides on it again.
+      const change = now.changes.get(context.toolUseId)
+      return change === undefined ? output : changeContext(output, change as ContextChange)
     },
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
       if (output !== null && typeof output === 'object' && PERSISTED in output) {

@@ -6,13 +6,22 @@ import type { ToolResultBlock } from '../events/event.schema.js'
 import type { ShellAnalyzer, ToolPorts } from '../ports/index.js'
 import type { LazySchema } from './lazy-schema.js'
 import type { RetryPolicy } from './retry.js'
+import type { ContextChanged, SessionView } from './context-change.js'
 
 /** What a tool receives when called. Everything it may touch comes through here, never globals. */
 export interface ToolContext {
   /** Aborted when the call is interrupted (turn abort for 'cancel' tools, sibling cascade, discard). */
   readonly signal: AbortSignal
-  /** The kernel's working directory. */
+  /**
+   * The session's working directory: the kernel's `cwd`, or where a call that ran alone moved it
+   * (docs/session-context.md). Permission path rules stay anchored to the kernel's `cwd`.
+   */
   readonly cwd: string
+  /**
+   * The session as it stands when the call starts: working directory, environment entries for
+   * child processes, app data, permission mode. Absent outside a kernel (a tool called directly).
+   */
+  readonly session?: SessionView
   readonly turnId: string
   readonly toolUseId: string
   /** Reports progress; it reaches `updates()` and the log, never the `tool_result`. */
@@ -44,8 +53,15 @@ export type InterruptBehavior = 'cancel' | 'block'
 /** A JSON Schema object, for tools (MCP ones, say) that describe their input without zod. */
 export type JsonSchemaObject = { type: 'object'; [key: string]: unknown }
 
-/** A tool's run: an async generator that yields progress and returns the output, or a plain async function. */
-export type ToolCall<I, O, P> = (input: I, context: ToolContext) => AsyncGenerator<P, O, void> | Promise<O>
+/**
+ * A tool's run: an async generator that yields progress and returns the output, or a plain async
+ * function. Either may return `changeContext(output, change)` to change the session for the calls
+ * after it (docs/session-context.md).
+ */
+export type ToolCall<I, O, P> = (
+  input: I,
+  context: ToolContext,
+) => AsyncGenerator<P, O | ContextChanged<O>, void> | Promise<O | ContextChanged<O>>
 
 /** What `buildTool` takes: the name, schema, description and call are required; the rest have fail-closed defaults. */
 export interface ToolDef<I, O = unknown, P = unknown> {

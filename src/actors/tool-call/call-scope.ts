@@ -15,6 +15,7 @@ import type { HookRunner } from '../../hooks/hook-runner.js'
 import type { PermissionPolicy } from '../../permissions/policy.js'
 import { isThenable } from '../../util/is-thenable.js'
 import type { CallTiming } from './call-timing.js'
+import type { SessionContext } from '../turn/session-context.js'
 
 /** Per-kernel services the steps use. */
 export interface CallServices {
@@ -33,6 +34,8 @@ export interface CallServices {
   readonly onProgress?: (turnId: string, toolUseId: string, data: unknown) => void
   /** Deadlines and retry backoffs (absent: no kernel deadline, the clock port's timers). */
   readonly timing?: CallTiming
+  /** The session's context (cwd, env, data, mode) as it changes (docs/session-context.md). */
+  readonly session?: SessionContext
 }
 
 /** The I/O of one call: owned by its steps, never read to decide what the call is. */
@@ -75,6 +78,8 @@ export interface CallScope {
   readonly inputError: string | undefined
   /** The tool and validated input the turn's safety check found, so the schema runs once. */
   readonly validated: { tool: Tool; input: unknown } | undefined
+  /** The call was queued as concurrency-safe: a context change it returns is not applied. */
+  readonly safe?: boolean
   readonly io: CallIO
 }
 
@@ -197,7 +202,9 @@ export function toolContextOf(call: CallScope): ToolContext {
     get signal() {
       return controllerOf(call).signal
     },
-    cwd: services.cwd,
+    // The session's cwd when the call starts (docs/session-context.md); rules stay on services.cwd.
+    cwd: services.session?.cwd ?? services.cwd,
+    ...(services.session === undefined ? {} : { session: services.session.view() }),
     turnId,
     toolUseId,
     ports: services.ports,

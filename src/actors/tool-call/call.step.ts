@@ -16,6 +16,7 @@ import { mapOutput } from './map.step.js'
 import { planOf, runLadder, type LadderAnswers } from './call-ladder.js'
 import { invokeTool } from './invoke-tool.js'
 import { acceptedInput } from './validate.step.js'
+import { splitToolReturn, type ContextChange } from '../../tools/context-change.js'
 
 export const callStep: StepFn = (call, state, carry) => {
   const tool = toolOf(call, state)
@@ -53,7 +54,10 @@ function fenceFailedText(name: string, error: unknown): string {
 function run(call: CallScope, tool: Tool, input: unknown, interrupt: 'cancel' | 'block'): Promise<Decided> {
   call.io.invoked = true
   const answers: LadderAnswers = {
-    output: (output) => completed(call, tool, output, input),
+    output: (value) => {
+      const { output, change } = splitToolReturn(value)
+      return withChange(call, completed(call, tool, output, input), change)
+    },
     error: (error, attempts) => errored(call, tool, error, input, attempts),
   }
   // A deadline or retries (docs/design.md §Deadlines and retries): the ladder runs it.
@@ -96,4 +100,16 @@ function completed(call: CallScope, tool: Tool, output: unknown, input: unknown)
     ? { type: 'tool.completed', ...ids, persisted: true }
     : { type: 'tool.completed', ...ids, output }
   return { events: [event], carry }
+}
+
+/**
+ * A context change the tool returned, decided right after its completion: applied only when the
+ * call ran alone (queued unsafe), so the calls after it — which the scheduler starts only once
+ * it is answered — see it, in tool_use order (docs/session-context.md).
+ */
+function withChange(call: CallScope, decided: Decided, change: ContextChange | undefined): Decided {
+  const session = call.services.session
+  if (change === undefined || session === undefined) return decided
+  const event = session.fromTool(change, { ...idsOf(call), alone: call.safe !== true })
+  return event === undefined ? decided : { ...decided, events: [...decided.events, event] }
 }

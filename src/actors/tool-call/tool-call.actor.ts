@@ -57,6 +57,8 @@ export interface CallRequest {
   validated?: { tool: Tool; input: unknown }
   /** The call's state so far, folded from its events: a call that goes on (a parked turn resumed). */
   from?: CallState
+  /** Queued as concurrency-safe (a context change it returns is not applied). */
+  safe?: boolean
 }
 
 export interface CallOutcome {
@@ -225,6 +227,7 @@ export function startToolCall(
     voided: request.voided,
     inputError: request.inputError,
     validated: request.validated,
+    ...(request.safe === true ? { safe: true } : {}),
     io: newCallIO(),
   }
   const callId = nextId()

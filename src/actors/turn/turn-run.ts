@@ -364,6 +364,7 @@ function scheduledCall(
   if (use.inputError !== undefined) request.inputError = use.inputError
   if (validated !== undefined) request.validated = validated
   if (how.from !== undefined) request.from = how.from
+  if (flags.safe) request.safe = true
   return {
     toolUseId: use.id,
     name: use.name,

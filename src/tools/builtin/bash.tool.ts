@@ -3,6 +3,7 @@ import type { CommandVerdict, ProcessResult, ShellAnalyzer } from '../../ports/i
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import type { PredicateContext } from '../tool.types.js'
+import { changeContext, type ContextChanged } from '../context-change.js'
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -59,13 +60,22 @@ const inputSchema = lazySchema(() =>
 const readOnly = (input: { command: string }, context?: PredicateContext): boolean =>
   verdictOf(input.command, context?.shell).readOnly
 
+/**
+ * A command that may move the shell (`cd`, `pushd`, `popd`) is never concurrency-safe: only a
+ * call that ran alone may move the session's working directory (docs/session-context.md §Bash).
+ * The test is on the letters: a false alarm only runs a call alone.
+ */
+const MOVES_DIRECTORY = /(^|[^\w.-])(cd|pushd|popd)($|[^\w.-])/
+const concurrencySafe = (input: { command: string }, context?: PredicateContext): boolean =>
+  readOnly(input, context) && !MOVES_DIRECTORY.test(input.command)
+
 const NO_ANALYSIS: CommandVerdict = Object.freeze({ readOnly: false, reason: 'no shell analysis was given' })
 
 function verdictOf(command: string, shell: ShellAnalyzer | undefined): CommandVerdict {
   return shell === undefined ? NO_ANALYSIS : shell.readOnly(command)
 }
 
-/** Bash: runs a shell command in the kernel's working directory. */
+/** Bash: runs a shell command in the session's working directory (where the last `cd` left it). */
 export const Bash = buildTool<BashInput, BashOutput>({
   name: 'Bash',
   searchHint: 'shell command run execute terminal script',
@@ -74,6 +84,7 @@ export const Bash = buildTool<BashInput, BashOutput>({
   prompt: () =>
     [
       "Runs a bash command in the project's working directory and returns its output (stdout and stderr together, in the order written) and, when it is not 0, its exit code.",
+      'The working directory carries over to the next call: after `cd sub` the next command runs in sub (it may not leave the project directory).',
       'Use it for builds, tests, git and other programs. To read, find or search files prefer Read, Glob and Grep: they are faster and their output is made for you.',
       'A non-zero exit code is not a failure of the tool: it is the command telling you something (grep finding nothing exits 1). A command that times out or cannot start is an error.',
       `The default timeout is ${BASH_DEFAULT_TIMEOUT_MS / 1000} s (at most ${BASH_MAX_TIMEOUT_MS / 1000} s); on timeout the command and every process it started are killed. There is no stdin: do not run interactive programs.`,
@@ -84,7 +95,7 @@ export const Bash = buildTool<BashInput, BashOutput>({
   maxResultSizeChars: 30_000,
   isReadOnly: readOnly,
   shellCommand: (input) => input.command,
-  isConcurrencySafe: readOnly,
+  isConcurrencySafe: concurrencySafe,
   isDestructive: (input, context) => !readOnly(input, context),
   interruptBehavior: () => 'cancel',
   // Its own `timeout` (and kill) bounds a command: no kernel deadline on top (toolTimeoutMs).
@@ -101,7 +112,10 @@ export const Bash = buildTool<BashInput, BashOutput>({
   },
   cascadesOnFailure: true,
   userFacingName: (input) => (input?.description !== undefined ? `Bash (${input.description})` : 'Bash'),
-  async call({ command, timeout }, { cwd, signal, ports, onProgress, turnId, toolUseId }): Promise<BashOutput> {
+  async call(
+    { command, timeout },
+    { cwd, signal, ports, onProgress, turnId, toolUseId, session },
+  ): Promise<BashOutput | ContextChanged<BashOutput>> {
     const timeoutMs = timeout ?? BASH_DEFAULT_TIMEOUT_MS
     const open = ports.results.open?.bind(ports.results)
     const result = await ports.processes.run(command, {
@@ -110,11 +124,14 @@ export const Bash = buildTool<BashInput, BashOutput>({
       signal,
       onOutput: onProgress,
       ...(open === undefined ? {} : { openOutputFile: () => open({ turnId, toolUseId }) }),
+      // The session's environment entries, and where the shell ends up (the next call starts there).
+      ...(session === undefined ? {} : { reportCwd: true, env: session.env }),
     })
     if (result.startError !== undefined) throw new Error(`the command could not be started: ${result.startError}`)
     const failure = failureText(result, timeoutMs)
     if (failure !== undefined) throw new Error(failure)
-    return bashOutput(result)
+    const output = bashOutput(result)
+    return result.cwd === undefined ? output : changeContext(output, { cwd: result.cwd })
   },
   mapToolResultToToolResultBlockParam(output, toolUseId) {
     const text = shownText(output)

@@ -8,6 +8,7 @@ import { Read } from './read.tool.js'
 import { Write } from './write.tool.js'
 
 export { Bash, Edit, Glob, Grep, Read, Write }
+export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './plan-mode.tool.js'
 
 /** All six, in the order a model usually meets them. */
 export const builtinTools: readonly Tool[] = [Read, Glob, Grep, Edit, Write, Bash]

@@ -20,6 +20,11 @@ export interface PoolInput {
   /** Of those, the ones a search or select loaded (see `referencedFromLog`). Default: none. */
   referenced?: readonly string[]
   deferral?: DeferralOptions
+  /**
+   * Whether a tool is enabled, as its `isEnabled()` answered when the pool was last assembled
+   * between turns (the kernel's pool reads it once per assembly). Default: ask `isEnabled()` now.
+   */
+  enabled?: (tool: Tool) => boolean
 }
 
 /** Why a tool is not in the pool at all. */
@@ -89,7 +94,8 @@ export function assemblePool(input: PoolInput): Pool {
 }
 
 function filterReason(tool: Tool, input: PoolInput): FilterReason | undefined {
-  if (!guarded(() => tool.isEnabled(), false)) return 'disabled'
+  const enabled = input.enabled ?? ((t: Tool) => guarded(() => t.isEnabled(), false))
+  if (!enabled(tool)) return 'disabled'
   if (guarded(() => input.denied(tool), true)) return 'denied'
   const modes = tool.modes
   if (modes !== undefined && !modes.includes(input.mode)) return 'mode'

@@ -44,6 +44,8 @@ type Change = {
   skipped: string[]
   names?: NameEntry[]
   withheld?: WithheldEntry[]
+  disabled?: string[]
+  enabled?: string[]
 }
 type LoadHow = 'search' | 'select' | 'call' | 'app'
 
@@ -61,6 +63,8 @@ export class KernelPool {
   #version = 0
   #cache: { key: string; pool: Pool } | undefined
   #changed = false
+  /** Tools whose `isEnabled()` said false at the last assembly between turns (docs/pool.md §isEnabled). */
+  #disabled = new Set<string>()
 
   constructor(options: KernelPoolOptions) {
     this.#o = options
@@ -76,6 +80,7 @@ export class KernelPool {
     })
     this.#readSources()
     this.#apply()
+    this.#readEnabled()
   }
 
   /** Whether the pool can change or defer: only then does a turn record `pool.assembled`. */
@@ -122,6 +127,7 @@ export class KernelPool {
         mode: this.#o.mode(),
         loaded: this.#loaded,
         referenced: this.#referenced,
+        enabled: (tool) => !this.#disabled.has(tool.name),
         ...(this.#o.deferral !== undefined ? { deferral: this.#o.deferral } : {}),
       })
       this.#cache = { key, pool }
@@ -159,6 +165,33 @@ export class KernelPool {
     if (this.#o.busy()) return
     this.#readSources()
     this.#apply()
+    this.#readEnabled()
+  }
+
+  /**
+   * Asks every tool's `isEnabled()` (a throw counts as disabled): a tool that turned off leaves
+   * the pool, one that turned on comes back, and the change is recorded with the next turn as
+   * `pool.changed` (source 'app', `disabled` / `enabled`). Tools disabled from the start are
+   * recorded with the first turn, so a log alone says which tools were offered (replay reads it).
+   */
+  #readEnabled(): void {
+    const now = new Set(this.#order.filter((tool) => !guarded(() => tool.isEnabled(), false)).map((t) => t.name))
+    const names = new Set(this.#order.map((tool) => tool.name))
+    const disabled = [...now].filter((name) => !this.#disabled.has(name))
+    const enabled = [...this.#disabled].filter((name) => !now.has(name) && names.has(name))
+    const gone = [...this.#disabled].some((name) => !names.has(name))
+    if (disabled.length === 0 && enabled.length === 0 && !gone) return
+    this.#disabled = now
+    this.#version++
+    if (disabled.length === 0 && enabled.length === 0) return
+    this.#unrecorded.push({
+      source: 'app',
+      added: [],
+      removed: [],
+      skipped: [],
+      ...(disabled.length > 0 && { disabled }),
+      ...(enabled.length > 0 && { enabled }),
+    })
   }
 
   /** Loads a deferred tool: mirrored at once, recorded in the log (now, or at the next turn's start). */
