@@ -67,7 +67,7 @@ export type {
   InterruptBehavior,
   JsonSchemaObject,
 } from './tools/tool.types.js'
-export { Read, Write, Edit, Bash, Glob, Grep, builtinTools } from './tools/builtin/index.js'
+export { Read, Write, Edit, Bash, BashOutput, KillShell, Glob, Grep, builtinTools } from './tools/builtin/index.js'
 // The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
 export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'
 
@@ -147,6 +147,15 @@ export type {
   ToolPorts,
   ShellAnalyzer,
   CommandVerdict,
+  BackgroundProcess,
+  BackgroundStartOptions,
+  BackgroundExit,
+  UnreadOutput,
+  BackgroundShells,
+  ShellActor,
+  ShellRead,
+  ShellKilled,
+  ShellStarted,
 } from './ports/index.js'
 
 // Projections of a log.

@@ -7,6 +7,7 @@
  */
 import type { ProcessResult, ProcessRunner } from '../ports/index.js'
 import type { ProcessRunOptions } from '../ports/process-runner.port.js'
+import { startBackgroundProcess } from './background-process.js'
 import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
@@ -38,6 +39,9 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       const env = buildChildEnvironment(options.env, BASH_DEFAULTS)
       return runBash(command, runOptions, env, maxOutputBytes)
     },
+    // Background commands get the same environment (docs/decisions/processes.md "Background shells").
+    start: (command, { cwd }) =>
+      startBackgroundProcess(command, { cwd, env: buildChildEnvironment(options.env, BASH_DEFAULTS) }),
   }
 }
 
