@@ -5,16 +5,24 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
+import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   builtinTools,
   checkLogOrder,
+  createJsonlEventStore,
+  createKernel,
+  readJsonlFile,
+  projectTimeline,
   recover,
   replay,
   type KernelEvent,
   type ToolResultBlock,
 } from '../../../src/index.js'
+import { projectTelemetry } from '../../../src/otel/index.js'
+import { projectStats } from '../../../src/projections/stats.projection.js'
+import { projectTimelineModel } from '../../../src/projections/timeline-model.projection.js'
 import { assistant, testKernel } from '../../helpers.js'
 import { project, text } from './setup.js'
 
@@ -170,6 +178,30 @@ describe('background shells', () => {
     expect(withMarker(marker)).toEqual([])
   })
 
+  it('a session in a JSONL store: close() stops the shells, and their exits are in the stored stream', async () => {
+    const marker = newMarker()
+    const { root } = project()
+    const store = createJsonlEventStore(join(root, 'sessions'))
+    const kernel = createKernel({
+      tools: builtinTools,
+      cwd: root,
+      store,
+      session: 's1',
+      permissions: { mode: 'bypassPermissions' },
+    })
+    await kernel.ready()
+    const { message } = await kernel.runTurn(
+      assistant(['bg', 'Bash', { command: idle(marker), run_in_background: true }]),
+    )
+    const id = shellIdOf(message.content[0] as ToolResultBlock)
+    await until(() => (withMarker(marker).length > 0 ? true : undefined), 'the shell to run')
+    await kernel.close()
+    expect(withMarker(marker)).toEqual([])
+    const stored = readJsonlFile(join(root, 'sessions', 's1.jsonl')).events
+    expect(stored.find((e) => e.type === 'shell.exited')).toMatchObject({ shellId: id, how: 'closed' })
+    expect(checkLogOrder(stored)).toEqual({ ok: true })
+  })
+
   it('reports the exit code of a command that ends by itself', async () => {
     const { call, kernel } = project()
     const id = shellIdOf(await call('Bash', { command: 'echo done; exit 3', run_in_background: true }))
@@ -263,5 +295,13 @@ describe('background shells', () => {
     expect(result.ok).toBe(true)
     // Replay ran no shell.
     expect(result.log.some((e) => e.type.startsWith('shell.'))).toBe(false)
+    // The projections read them: the timeline says what each was; telemetry and stats count calls only.
+    const details = projectTimeline(log)
+      .filter((row) => row.type.startsWith('shell.'))
+      .map((row) => row.detail)
+    expect(details).toContainEqual(expect.stringMatching(/^background shell \S+ exited \(exit code 2\)$/))
+    expect(details).toContainEqual(expect.stringMatching(/^background shell \S+ killed by call_\d+ \(SIGTERM\)$/))
+    expect(projectTimelineModel(log).calls.length).toBe(projectStats(log).calls)
+    expect(projectTelemetry(log).spans.filter((span) => span.kind !== 'turn').length).toBe(projectStats(log).calls)
   })
 })
