@@ -6,7 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
+import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   builtinTools,
@@ -51,6 +53,8 @@ async function until<T>(check: () => Promise<T | undefined> | T | undefined, wha
   }
   throw new Error(`gave up waiting for ${what}`)
 }
+
+const run = promisify(execFile)
 
 const markers: string[] = []
 const newMarker = (): string => {
@@ -200,6 +204,14 @@ describe('background shells', () => {
     const stored = readJsonlFile(join(root, 'sessions', 's1.jsonl')).events
     expect(stored.find((e) => e.type === 'shell.exited')).toMatchObject({ shellId: id, how: 'closed' })
     expect(checkLogOrder(stored)).toEqual({ ok: true })
+  })
+
+  it('an app that exits without close() leaves no shell behind (the exit handler; runs the built package)', async () => {
+    const marker = newMarker()
+    const fixture = new URL('../../fixtures/background/exit-without-close.mjs', import.meta.url).pathname
+    const { stdout } = await run(process.execPath, [fixture, marker])
+    expect(stdout).toContain('Started in the background as shell')
+    expect(withMarker(marker)).toEqual([])
   })
 
   it('reports the exit code of a command that ends by itself', async () => {
