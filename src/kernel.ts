@@ -45,6 +45,7 @@ import { createDefaultResultStore } from './adapters/result-store.js'
 import { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
 import { isAbsolute } from 'node:path'
 import { createProcessRunner } from './adapters/process-runner.js'
+import { createBackgroundShells } from './adapters/background-shells.js'
 import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
@@ -254,8 +255,17 @@ export interface Kernel {
   readonly session: SessionView
   /** Settles once the kernel can start turns (a store-backed session is open); rejects if it cannot open. */
   ready(): Promise<void>
-  /** Makes the log durable and, for a store-backed session, stops renewing and gives its lease up. */
+  /**
+   * Stops every background shell this kernel started (Bash `run_in_background`; SIGTERM to each
+   * process group, SIGKILL after a grace) and records their exits, then makes the log durable and,
+   * for a store-backed session, stops renewing and gives its lease up.
+   */
   close(): Promise<void>
+  /**
+   * The same as `close()`, under the name resource-owning objects use; where the runtime has
+   * `Symbol.asyncDispose`, the kernel has it too (`await using kernel = createKernel(…)`).
+   */
+  dispose(): Promise<void>
 }
 
 /**
@@ -406,6 +416,12 @@ export function createKernelInternals(
     return turn.result()
   }
 
+  // Background shells first: their exits are events, made durable with the rest.
+  async function close(): Promise<void> {
+    await services.ports.shells?.closeAll()
+    await log.fence?.()
+  }
+
   return {
     log,
     get tools() {
@@ -437,9 +453,9 @@ export function createKernelInternals(
     ready: async () => {
       if (grammar !== undefined) await grammar
     },
-    close: async () => {
-      await log.fence?.()
-    },
+    close,
+    dispose: close,
+    ...asyncDisposer(close),
     resume: (stored) => {
       for (const event of recover(stored.read())) stored.append(event)
       // The JSONL log writes at a fence synchronously; a failure shows at the next turn's fence.
@@ -481,6 +497,11 @@ function storeKernel(options: KernelOptions): KernelInternals {
     throw new Error(`toolkernel: session ${session} is still opening; await kernel.ready() before starting a turn`)
   }
   let shape: KernelInternals | undefined
+  const close = async (): Promise<void> => {
+    await opening.catch(() => undefined)
+    await inner?.close()
+    await opened?.close()
+  }
   const own: Partial<KernelInternals> = {
     apiTools: ((apiOptions?: { format: ApiFormat }) =>
       (inner ?? (shape ??= createKernelInternals({ ...rest, log: createMemoryLog(clock) }))).apiTools(
@@ -488,10 +509,9 @@ function storeKernel(options: KernelOptions): KernelInternals {
       )) as KernelInternals['apiTools'],
     runTurn: async (message, turnOptions) => (await opening, get().runTurn(message, turnOptions)),
     ready: async () => (await opening, await get().ready()),
-    close: async () => {
-      await opening.catch(() => undefined)
-      await opened?.close()
-    },
+    close,
+    dispose: close,
+    ...asyncDisposer(close),
   }
   // Everything else is the opened kernel's (members added to Kernel follow without a change here).
   return new Proxy(own as KernelInternals, {
@@ -592,6 +612,7 @@ function buildServices(
   const sessionId = ids.next('session')
   const env = options.environment
   const results = options.results ?? createDefaultResultStore()
+  const processes = options.ports?.processes ?? createProcessRunner(env !== undefined ? { env } : {})
   return {
     registry,
     // The pool changes between turns: what an unknown-tool text offers is read when it is needed.
@@ -606,7 +627,8 @@ function buildServices(
       clock,
       ids,
       fs: options.ports?.fs ?? nodeFileSystem,
-      processes: options.ports?.processes ?? createProcessRunner(env !== undefined ? { env } : {}),
+      processes,
+      shells: createBackgroundShells({ runner: processes, ids, record }),
       search: options.ports?.search ?? createFileSearch(),
       session: mapSession(),
       shell: KERNEL_SHELL,
@@ -656,6 +678,12 @@ function loadShellGrammar(registry: ToolRegistry): Promise<void> | undefined {
     () => undefined,
     () => undefined,
   )
+}
+
+/** `[Symbol.asyncDispose]: close`, where the runtime has the symbol (Node 20.4 and later). */
+function asyncDisposer(close: () => Promise<void>): Record<symbol, () => Promise<void>> {
+  const symbol = (Symbol as { asyncDispose?: symbol }).asyncDispose
+  return symbol === undefined ? {} : { [symbol]: close }
 }
 
 function mapSession(): SessionState {

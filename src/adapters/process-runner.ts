@@ -7,6 +7,7 @@
  */
 import type { ProcessResult, ProcessRunner } from '../ports/index.js'
 import type { ProcessRunOptions } from '../ports/process-runner.port.js'
+import { startBackgroundProcess } from './background-process.js'
 import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
 import { withCwdReport } from './cwd-report.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
@@ -44,6 +45,9 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       const cwd = await report.read()
       return cwd === undefined ? result : { ...result, cwd }
     },
+    // Background commands get the same environment (docs/decisions/processes.md "Background shells").
+    start: (command, { cwd }) =>
+      startBackgroundProcess(command, { cwd, env: buildChildEnvironment(options.env, BASH_DEFAULTS) }),
   }
 }
 

@@ -43,6 +43,7 @@ export interface SpawnRequest {
   readonly env: Readonly<Record<string, string>>
   /** Written to the command's stdin, which is then closed. Absent: no stdin at all. */
   readonly stdin?: string
+  /** Infinity: no deadline (a background shell). */
   readonly timeoutMs: number
   readonly signal: AbortSignal
   onStdout(chunk: Buffer): void
@@ -86,12 +87,20 @@ export interface SpawnedProcess {
   pause(): void
   resume(): void
   readonly done: Promise<SpawnOutcome>
+  /** The shell's pid (its process group's id); undefined when it did not start. */
+  readonly pid: number | undefined
 }
 
 /** Starts `bash` with `request.script` under the kill policy above. */
 export function spawnProcess(request: SpawnRequest): SpawnedProcess {
   const run = new ShellRun(request)
-  return { stop: () => run.end('stopped'), pause: () => run.pause(), resume: () => run.resume(), done: run.done }
+  return {
+    stop: () => run.end('stopped'),
+    pause: () => run.pause(),
+    resume: () => run.resume(),
+    done: run.done,
+    pid: run.shellPid,
+  }
 }
 
 /**
@@ -128,6 +137,10 @@ class ShellRun {
   private settled = false
   private readonly timers: { timeout?: NodeJS.Timeout; kill?: NodeJS.Timeout; pipes?: NodeJS.Timeout } = {}
   private readonly onAbort = (): void => this.end('aborted')
+
+  get shellPid(): number | undefined {
+    return this.pid
+  }
 
   constructor(private readonly request: SpawnRequest) {
     this.killGraceMs = request.killGraceMs ?? KILL_GRACE_MS
@@ -168,7 +181,9 @@ class ShellRun {
       child.stdin.on('error', () => {})
       child.stdin.end(request.stdin)
     }
-    this.timers.timeout = setTimeout(() => this.end('timed-out'), request.timeoutMs)
+    // A background shell has no deadline (Infinity): it runs until stopped.
+    if (Number.isFinite(request.timeoutMs))
+      this.timers.timeout = setTimeout(() => this.end('timed-out'), request.timeoutMs)
     request.signal.addEventListener('abort', this.onAbort, { once: true })
     return child
   }

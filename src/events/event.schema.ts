@@ -451,6 +451,42 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     previousMode: z.string().optional(),
     dropped: z.array(z.object({ field: z.string(), reason: z.string() })).optional(),
   }),
+  // Background shells (Bash run_in_background, BashOutput, KillShell; docs/decisions/processes.md
+  // "Background shells"). Outside any call's lifecycle, so in the turn envelope: `turnId` is the
+  // turn that started the shell, also for its later reads and its exit (which may come after that
+  // turn completed); the call that acted is named in `startedBy` / `readBy` / `killedBy`.
+  z.object({
+    ...envelope,
+    type: z.literal('shell.started'),
+    shellId: z.string(),
+    command: z.string(),
+    startedBy: z.string(),
+    cwd: z.string(),
+    pid: z.number().int().positive().optional(),
+  }),
+  z.object({
+    ...envelope,
+    type: z.literal('shell.read'),
+    shellId: z.string(),
+    readBy: z.string(),
+    /** Characters of new output the read returned (after the filter). */
+    chars: z.number().int().nonnegative(),
+    /** Characters of unread output dropped to keep memory bounded since the last read. */
+    droppedChars: z.number().int().nonnegative().optional(),
+    running: z.boolean(),
+  }),
+  z.object({
+    ...envelope,
+    type: z.literal('shell.exited'),
+    shellId: z.string(),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    /** By itself, stopped by KillShell, or stopped because the kernel was closed. */
+    how: z.enum(['exited', 'killed', 'closed']),
+    killedBy: z.string().optional(),
+    /** Why it could not start, when it could not. */
+    error: z.string().optional(),
+  }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

@@ -48,6 +48,8 @@ function turnProblem(turns: Map<string, TurnState>, event: KernelEvent): string 
     return undefined
   }
   if (turn === undefined) return `${event.type} of turn ${event.turnId} comes before the turn's turn.started`
+  // A background shell outlives the turn that started it: its reads and exit keep that turn's id.
+  if (isShellEvent(event)) return undefined
   if (turn.completed) return `${event.type} of turn ${event.turnId} comes after the turn's turn.completed`
   if (event.type === 'turn.completed') {
     turn.completed = true
@@ -56,4 +58,13 @@ function turnProblem(turns: Map<string, TurnState>, event: KernelEvent): string 
   else if ('toolUseId' in event && !turn.requested.has(event.toolUseId))
     return `${event.type} of call ${event.toolUseId} (turn ${event.turnId}) comes before its tool.requested`
   return undefined
+}
+
+/**
+ * A background shell's event (docs/decisions/processes.md "Background shells"): it carries the
+ * turn that started the shell and may come after that turn completed; it is an outside fact,
+ * not a decision of the engine, so replay does not compare it.
+ */
+export function isShellEvent(event: KernelEvent): boolean {
+  return event.type === 'shell.started' || event.type === 'shell.read' || event.type === 'shell.exited'
 }

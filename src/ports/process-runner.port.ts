@@ -61,4 +61,48 @@ export interface ProcessRunOptions {
  */
 export interface ProcessRunner {
   run(command: string, options: ProcessRunOptions): Promise<ProcessResult>
+  /**
+   * Starts a command in the background (Bash `run_in_background`): its own process group, no
+   * deadline, output kept in bounded memory until taken. Absent: the runner cannot, and Bash
+   * says so.
+   */
+  start?(command: string, options: BackgroundStartOptions): BackgroundProcess
+}
+
+/** What a background start is given. */
+export interface BackgroundStartOptions {
+  cwd: string
+}
+
+/** Output of a background command not yet read, in bounded memory. */
+export interface UnreadOutput {
+  /** The beginning of what arrived since the last read. */
+  head: string
+  /** Its end, when characters between the two were dropped ('' otherwise). */
+  tail: string
+  /** Characters between `head` and `tail` dropped to keep memory bounded. */
+  droppedChars: number
+}
+
+/** How a background command ended. */
+export interface BackgroundExit {
+  exitCode: number | null
+  /** The signal that ended the shell, when it did not exit by itself. */
+  exitSignal: string | null
+  /** Why it could not be started at all. */
+  startError?: string
+}
+
+/** A command running in the background. */
+export interface BackgroundProcess {
+  /** The shell's pid, which is also its process group's id; undefined when it did not start. */
+  readonly pid: number | undefined
+  /** The output that arrived since the last call (stdout and stderr merged), and forgets it. */
+  take(): UnreadOutput
+  /** Stops it: SIGTERM to its process group, SIGKILL after a grace. */
+  stop(): void
+  /** Settles once the shell has exited (by itself or stopped) and its output is read. */
+  readonly done: Promise<BackgroundExit>
+  /** The exit, once `done` has settled (undefined while it runs). */
+  readonly exit: BackgroundExit | undefined
 }

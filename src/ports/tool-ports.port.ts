@@ -1,3 +1,4 @@
+import type { BackgroundShells } from './background-shells.port.js'
 import type { Clock } from './clock.port.js'
 import type { FileSearch } from './file-search.port.js'
 import type { FileSystem } from './file-system.port.js'
@@ -19,4 +20,9 @@ export interface ToolPorts {
   readonly results: ResultStore
   /** The kernel's shell analysis: whether a command only reads (Bash's read-only verdict). */
   readonly shell: ShellAnalyzer
+  /**
+   * The kernel's background shells (Bash `run_in_background`, BashOutput, KillShell). Absent
+   * (ports an app built itself): background commands are refused with a message saying so.
+   */
+  readonly shells?: BackgroundShells
 }

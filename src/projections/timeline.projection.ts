@@ -111,6 +111,12 @@ export function describeEvent(event: KernelEvent): string {
         : `${event.source} changed: added ${event.added.join(', ') || 'none'}, removed ${event.removed.join(', ') || 'none'}`
     case 'session.changed':
       return sessionChangeText(event)
+    case 'shell.started':
+      return `background shell ${event.shellId} started${event.pid !== undefined ? ` (pid ${event.pid})` : ''} by ${event.startedBy}: ${short(event.command)}`
+    case 'shell.read':
+      return `background shell ${event.shellId} read by ${event.readBy}: ${event.chars} chars${event.droppedChars !== undefined ? `, ${event.droppedChars} dropped` : ''}${event.running ? '' : ', exited'}`
+    case 'shell.exited':
+      return `background shell ${event.shellId} ${event.how === 'exited' ? 'exited' : event.how === 'killed' ? `killed${event.killedBy !== undefined ? ` by ${event.killedBy}` : ''}` : 'stopped at close'} (${event.signal ?? `exit code ${event.exitCode ?? 'unknown'}`})${event.error !== undefined ? ` — ${short(event.error)}` : ''}`
     default:
       // An event type newer than this list still shows what it says, not nothing.
       return short(JSON.stringify(fieldsOf(event as KernelEvent)))

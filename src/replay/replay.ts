@@ -21,7 +21,7 @@ import type { DeferralOptions } from '../tools/pool/threshold.js'
 import { recordedSources } from '../tools/pool/recorded-source.js'
 import { indexRecording, stripPrefix, type Recording } from './recorded.js'
 import { canonicalJson } from '../util/canonical-json.js'
-import { checkLogOrder } from '../events/log-order.js'
+import { checkLogOrder, isShellEvent } from '../events/log-order.js'
 import { inDecisionOrder } from './decision-order.js'
 import { isThenable } from '../util/is-thenable.js'
 import { ERRNO_CODES, isErrorName, TelemetrySafeError } from '../events/error-class.js'
@@ -706,11 +706,12 @@ function compare(
 ): Divergence | undefined {
   const turnId = recorded[0]?.turnId ?? ''
   // The session's configuration is input to replay, not a decision of the engine.
-  const decided = (e: KernelEvent) => e.type !== 'session.configured'
+  // Background shells are outside facts: replay reads their recorded outputs and runs no shell.
+  const decided = (e: KernelEvent) => e.type !== 'session.configured' && !isShellEvent(e)
   const was = recorded.filter(decided)
   const all = replayed.filter((e) => e.turnId === turnId && decided(e))
   // After a recovery cut, what the replayed turn did next (waiting, then being stopped) is not compared.
-  const now = recorded.at(-1)?.type === 'turn.completed' ? all : all.slice(0, was.length)
+  const now = was.at(-1)?.type === 'turn.completed' ? all : all.slice(0, was.length)
   for (let k = 0; k < Math.max(was.length, now.length); k++) {
     const expected = was[k]
     const actual = now[k]

@@ -217,4 +217,37 @@ describe('durable approvals', () => {
     const diverged = await replay(cut, { tools: [Asker, Echo] })
     expect(diverged.ok).toBe(false)
   })
+
+  it('an answered call that is still running is not parked: the turn does not settle parked around it', async () => {
+    let release!: () => void
+    const Slow = buildTool({
+      name: 'Slow',
+      description: () => 's',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      checkPermissions: () => ({ behavior: 'ask', message: 'slow' }),
+      call: () => new Promise<string>((resolve) => (release = () => resolve('slow done'))),
+    })
+    const Quick = buildTool({
+      name: 'Quick',
+      description: () => 'q',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      checkPermissions: () => ({ behavior: 'ask', message: 'quick' }),
+      call: async () => 'quick done',
+    })
+    const kernel = testKernel([Slow, Quick, Asker])
+    const first = await kernel.runTurn(assistant(['s', 'Slow', {}], ['q', 'Quick', {}], ['a', 'Asker', { text: '1' }]))
+    expect(first.pending.map((p) => p.toolUseId)).toEqual(['s', 'q'])
+    const next = kernel.answer('s', { behavior: 'allow' })
+    await new Promise((resolve) => setImmediate(resolve))
+    // Quick is answered and done while Slow still runs: nothing is parked but Asker's turn to come.
+    void kernel.answer('q', { behavior: 'allow' })
+    await new Promise((resolve) => setImmediate(resolve))
+    const parkedTwice = kernel.log.read().filter((e) => e.type === 'turn.parked')
+    expect(parkedTwice).toHaveLength(1)
+    release()
+    const second = await next
+    expect(second.pending.map((p) => p.toolUseId)).toEqual(['a'])
+  })
 })

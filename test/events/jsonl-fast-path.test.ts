@@ -165,6 +165,17 @@ const VALID: Json[] = [
     previousMode: 'default',
     dropped: [{ field: 'env.BAD NAME', reason: 'r' }],
   },
+  { ...env('shell.started'), shellId: 'shell_1', command: 'npm run dev', startedBy: 'u', cwd: '/w', pid: 42 },
+  { ...env('shell.read'), shellId: 'shell_1', readBy: 'u', chars: 3, droppedChars: 2, running: true },
+  {
+    ...env('shell.exited'),
+    shellId: 'shell_1',
+    exitCode: null,
+    signal: 'SIGTERM',
+    how: 'killed',
+    killedBy: 'u',
+    error: 'e',
+  },
   {
     ...tool('tool.result'),
     outcome: 'success',

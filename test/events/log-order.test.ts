@@ -26,6 +26,32 @@ describe('checkLogOrder', () => {
     expect(checkLogOrder(mixed)).toEqual({ ok: true })
   })
 
+  it("lets a background shell's events follow the turn that started it, never precede it", () => {
+    const events = golden('denial.jsonl')
+    const turnId = (events[0] as KernelEvent).turnId
+    const exited = {
+      v: 2,
+      seq: 0,
+      at: 0,
+      turnId,
+      type: 'shell.exited',
+      shellId: 'shell_1',
+      exitCode: 0,
+      signal: null,
+      how: 'exited',
+    } as KernelEvent
+    expect(checkLogOrder(renumber([...events, exited]))).toEqual({ ok: true })
+    // Any other event of a completed turn is still out of order.
+    const ended = { ...exited, type: 'turn.ended', stopReason: null } as unknown as KernelEvent
+    expect(checkLogOrder(renumber([...events, ended])).ok).toBe(false)
+    const early = renumber([{ ...exited, turnId: 'later' }, ...events])
+    expect(checkLogOrder(early)).toEqual({
+      ok: false,
+      seq: 0,
+      problem: "shell.exited of turn later comes before the turn's turn.started",
+    })
+  })
+
   it('fails a shuffled copy at the first seq that goes back', () => {
     const events = golden('parallel-batch.jsonl')
     const shuffled = [...events.slice(0, 5), events[6], events[5], ...events.slice(7)] as KernelEvent[]

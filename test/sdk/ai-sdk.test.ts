@@ -47,7 +47,16 @@ describe('AI SDK adapter, three-turn loop', () => {
     expectLoopDone(project, api, toolTexts)
     const events = kernel.log.read()
     expect(turnsOf(events)).toBe(3)
-    expect(Object.keys(tools).sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write'])
+    expect(Object.keys(tools).sort()).toEqual([
+      'Bash',
+      'BashOutput',
+      'Edit',
+      'Glob',
+      'Grep',
+      'KillShell',
+      'Read',
+      'Write',
+    ])
   })
 
   it('streamText: calls reach the kernel as they stream; a safe one finishes before the step does', async () => {

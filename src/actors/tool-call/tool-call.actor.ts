@@ -80,10 +80,11 @@ export interface CallHandle {
    */
   abort(reason: string, force?: boolean): void
   /**
-   * Calls `listener` when the call parks at its permission step, waiting for a person's answer
-   * (at once if it is parked now). It still holds its place: an answer or an abort ends it.
+   * Calls `listener(true)` when the call parks at its permission step, waiting for a person's
+   * answer (at once if it is parked now), and `listener(false)` when an answer moves it on. It
+   * holds its place meanwhile: an answer or an abort ends it.
    */
-  onParked(listener: () => void): void
+  onParked(listener: (parked: boolean) => void): void
   /** Gives the parked call its answer (its `permission.answered`); false when it is not parked. */
   answer(event: Extract<ToolCallEvent, { type: 'answer' }>['event']): boolean
 }
@@ -283,7 +284,7 @@ export function startToolCall(
     onParked: (listener) => {
       parked.listen(listener)
       const snapshot = actor.getSnapshot()
-      if (snapshot.status === 'active' && isParked(snapshot.context as CallState)) listener()
+      if (snapshot.status === 'active' && isParked(snapshot.context as CallState)) listener(true)
     },
     answer: (event) => {
       const snapshot = actor.getSnapshot()
@@ -295,18 +296,21 @@ export function startToolCall(
   }
 }
 
-/** Listeners told when the call parks, once per time it parks. */
-function listeners(): { listen(listener: () => void): void; fire(): void; rearm(): void } {
-  const all: Array<() => void> = []
+/** Listeners told when the call parks (once per time it parks), and when an answer moves it on. */
+function listeners(): { listen(listener: (parked: boolean) => void): void; fire(): void; rearm(): void } {
+  const all: Array<(parked: boolean) => void> = []
   let fired = false
   return {
     listen: (listener) => void all.push(listener),
     fire() {
       if (fired) return
       fired = true
-      for (const listener of all) listener()
+      for (const listener of all) listener(true)
     },
-    rearm: () => void (fired = false),
+    rearm() {
+      fired = false
+      for (const listener of all) listener(false)
+    },
   }
 }
 

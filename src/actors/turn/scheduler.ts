@@ -162,9 +162,10 @@ class CallQueue {
     const hear = (work: () => void): void =>
       this.options.legacyDispatch === true ? queueMicrotask(() => this.#run(work)) : this.#run(work)
     if (slot !== undefined)
-      handle.onParked(() =>
+      handle.onParked((parked) =>
         this.#run(() => {
-          this.#parked.add(slot)
+          if (parked) this.#parked.add(slot)
+          else if (this.#parked.delete(slot)) this.#toldParked = false
           this.#pump()
         }),
       )

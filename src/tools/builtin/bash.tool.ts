@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { CommandVerdict, ProcessResult, ShellAnalyzer } from '../../ports/index.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import type { PredicateContext } from '../tool.types.js'
+import type { PredicateContext, ToolContext } from '../tool.types.js'
 import { changeContext, type ContextChanged } from '../context-change.js'
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
@@ -12,6 +12,7 @@ export interface BashInput {
   command: string
   timeout?: number | undefined
   description?: string | undefined
+  run_in_background?: boolean | undefined
 }
 
 /** Characters of the output's beginning and end the model sees when its middle is omitted. */
@@ -33,6 +34,9 @@ export interface BashOutput {
   saveError?: string
   /** What had to be killed when it ended (background processes it left). */
   note?: string
+  /** Set when it was started in the background: the id BashOutput and KillShell take. */
+  shellId?: string
+  pid?: number
 }
 
 const inputSchema = lazySchema(() =>
@@ -51,6 +55,12 @@ const inputSchema = lazySchema(() =>
       .string()
       .optional()
       .describe('Five to ten words saying what the command does, for the person watching'),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start the command in the background and return its shell id at once (for dev servers and watchers); read its output with BashOutput, stop it with KillShell',
+      ),
   }),
 )
 
@@ -89,7 +99,8 @@ export const Bash = buildTool<BashInput, BashOutput>({
       'A non-zero exit code is not a failure of the tool: it is the command telling you something (grep finding nothing exits 1). A command that times out or cannot start is an error.',
       `The default timeout is ${BASH_DEFAULT_TIMEOUT_MS / 1000} s (at most ${BASH_MAX_TIMEOUT_MS / 1000} s); on timeout the command and every process it started are killed. There is no stdin: do not run interactive programs.`,
       'Long output is saved to a file and you get its beginning and end with the path; read the rest with Read or Grep. A command that writes far more (64 MiB unless the app set another limit) is stopped: redirect such output to a file and read parts of it.',
-      'Processes the command leaves running in the background are killed when it ends. The command gets a minimal environment (PATH, HOME, locale and what the app adds), not the variables of the app that runs you.',
+      'To keep a long-running command going (a dev server, a watcher), set run_in_background: you get a shell id at once; BashOutput reads what it printed since the last read, KillShell stops it, and it is stopped when the session ends. The timeout does not apply to it.',
+      'Otherwise, processes the command leaves running in the background are killed when it ends. The command gets a minimal environment (PATH, HOME, locale and what the app adds), not the variables of the app that runs you.',
     ].join(' '),
   inputSchema,
   maxResultSizeChars: 30_000,
@@ -113,9 +124,10 @@ export const Bash = buildTool<BashInput, BashOutput>({
   cascadesOnFailure: true,
   userFacingName: (input) => (input?.description !== undefined ? `Bash (${input.description})` : 'Bash'),
   async call(
-    { command, timeout },
+    { command, timeout, run_in_background },
     { cwd, signal, ports, onProgress, turnId, toolUseId, session },
   ): Promise<BashOutput | ContextChanged<BashOutput>> {
+    if (run_in_background === true) return startInBackground(command, { cwd, ports, turnId, toolUseId })
     const timeoutMs = timeout ?? BASH_DEFAULT_TIMEOUT_MS
     const open = ports.results.open?.bind(ports.results)
     const result = await ports.processes.run(command, {
@@ -134,6 +146,8 @@ export const Bash = buildTool<BashInput, BashOutput>({
     return result.cwd === undefined ? output : changeContext(output, { cwd: result.cwd })
   },
   mapToolResultToToolResultBlockParam(output, toolUseId) {
+    if (output.shellId !== undefined)
+      return { type: 'tool_result', tool_use_id: toolUseId, content: startedText(output.shellId, output.pid) }
     const text = shownText(output)
     const status = [
       output.exitCode === 0
@@ -149,6 +163,28 @@ export const Bash = buildTool<BashInput, BashOutput>({
     return { type: 'tool_result', tool_use_id: toolUseId, content }
   },
 })
+
+/** Starts the command as a background shell of the kernel (docs/decisions/processes.md "Background shells"). */
+async function startInBackground(
+  command: string,
+  { cwd, ports, turnId, toolUseId }: Pick<ToolContext, 'cwd' | 'ports' | 'turnId' | 'toolUseId'>,
+): Promise<BashOutput> {
+  if (ports.shells === undefined)
+    throw new Error(
+      'background commands are not available here (the kernel has no background shells); run it without run_in_background',
+    )
+  const started = await ports.shells.start(command, { cwd, by: { turnId, toolUseId } })
+  if ('error' in started) throw new Error(`the command could not be started in the background: ${started.error}`)
+  return { output: '', exitCode: null, shellId: started.shellId, pid: started.pid }
+}
+
+function startedText(shellId: string, pid: number | undefined): string {
+  return [
+    `Started in the background as shell ${shellId}${pid === undefined ? '' : ` (pid ${pid})`}.`,
+    `Read its new output with BashOutput {"shell_id": "${shellId}"}; stop it with KillShell {"shell_id": "${shellId}"}.`,
+    'It runs until it exits, is stopped, or the session ends.',
+  ].join(' ')
+}
 
 /** The output as the model sees it: whole, or its beginning, a marker saying where the rest is, and its end. */
 function shownText(output: BashOutput): string {
