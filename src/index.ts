@@ -136,6 +136,7 @@ export type {
   FileStat,
   FileKind,
   OpenReadOptions,
+  WriteFileOptions,
   ProcessRunOptions,
   ProcessRunner,
   ProcessResult,

@@ -106,7 +106,11 @@ const RACES: RaceCase[] = [
       writeFileSync(join(inside, 'sub', 'a.txt'), 'inside\n')
       writeFileSync(join(outside, 'a.txt'), 'outside\n')
       sameTime(inside, outside)
-      return { tool: 'Write', input: { file_path: join(inside, 'sub', 'a.txt'), content: 'PLANTED' }, read: 'sub/a.txt' }
+      return {
+        tool: 'Write',
+        input: { file_path: join(inside, 'sub', 'a.txt'), content: 'PLANTED' },
+        read: 'sub/a.txt',
+      }
     },
     swap: (inside, outside) => {
       swapForLink(inside, 'sub', outside)
@@ -179,7 +183,8 @@ describe('file-race attacks: a path swapped for a symlink while the approval pro
       return { behavior: 'allow' }
     }
     const call = kernelIn(inside, { permissions: { mode: 'default', allow: ['Read'] }, canUseTool })
-    if (spec.read !== undefined) expect(textOf(await call('Read', { file_path: join(inside, spec.read) }))).not.toMatch(/error/i)
+    if (spec.read !== undefined)
+      expect(textOf(await call('Read', { file_path: join(inside, spec.read) }))).not.toMatch(/error/i)
     const block = await call(spec.tool, spec.input)
     expect(asked).toEqual([spec.tool])
     expect(block.is_error, textOf(block)).toBe(true)
