@@ -144,6 +144,8 @@ export type {
   GrepOptions,
   GrepResult,
   GlobMatch,
+  GlobOptions,
+  GlobResult,
   SessionState,
   ToolPorts,
   ShellAnalyzer,
