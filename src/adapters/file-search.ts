@@ -54,7 +54,7 @@ function keepNewest(kept: GlobMatch[], match: GlobMatch, limit: number): void {
 /**
  * Files under `root` matching `pattern`, ignore files honoured, newest first: the walk streams,
  * files are stat'ed GLOB_STAT_BATCH at a time, and only the newest `limit` are kept, so memory
- * does not grow with the number of matches (docs/decisions/security.md).
+ * does not grow with the number of matches (docs/decisions/tools.md).
  */
 async function globFiles(pattern: string, root: string, options: GlobOptions = {}): Promise<GlobResult> {
   const { signal } = options

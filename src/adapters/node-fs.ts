@@ -73,7 +73,7 @@ const hasProcFd = (): boolean => (procFd ??= existsSync('/proc/self/fd'))
  * (`/proc/self/fd/N/name`), so a directory swapped for a link after the check is not followed
  * either. Where /proc is absent the file is opened by its real path just after the check (a window
  * of one system call). O_NONBLOCK: a FIFO put in its place fails at once instead of waiting for a
- * reader. docs/decisions/security.md records why.
+ * reader. docs/decisions/tools.md records why.
  */
 async function writeChecked(path: string, content: string, options: WriteFileOptions = {}): Promise<void> {
   const dir = dirname(path)

@@ -5,7 +5,7 @@
  * C1), a line or paragraph separator, or a bidirectional override is shown as a JSON string in
  * double quotes with those characters as escapes (`"a\nb.txt"`, `"x\u0085y"`); so is a name that
  * itself starts with a double quote, so that the quoted form is never ambiguous. Every other name
- * is shown as it is. docs/decisions/security.md records the choice.
+ * is shown as it is. docs/decisions/tools.md records the choice.
  */
 
 /** The characters that make a name shown quoted: those JSON escapes, and those it leaves as they are. */

@@ -69,7 +69,7 @@ export function pinRealPath(context: ToolContext, path: string): void {
 /**
  * Where a write to `path` must go: the real path it had when the call was validated and
  * approved. If a symlink put in its way since (while the approval prompt was open, say) makes it
- * lead elsewhere now, this throws and nothing is written (docs/decisions/security.md).
+ * lead elsewhere now, this throws and nothing is written (docs/decisions/tools.md).
  */
 export function writeTarget(context: ToolContext, path: string): string {
   const realPath = context.ports.fs.realPath
