@@ -88,7 +88,11 @@ async function writeChecked(path: string, content: string, options: WriteFileOpt
       )
     const target = hasProcFd() ? `/proc/self/fd/${directory.fd}/${basename(path)}` : join(opened, basename(path))
     const flags =
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0)
+      constants.O_WRONLY |
+      constants.O_CREAT |
+      constants.O_TRUNC |
+      (constants.O_NOFOLLOW ?? 0) |
+      (constants.O_NONBLOCK ?? 0)
     const file = await open(target, flags, 0o644).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ELOOP')
         throw new Error(`${path} is a symbolic link; it is not followed for writing, and nothing was written`)
