@@ -248,6 +248,19 @@ describe('name-forging attacks: control characters in file names are escaped in 
     expect(out).toContain('"ok4.txt\\u0085')
   })
 
+  it('Read of a missing file suggests a forged name escaped', async () => {
+    const dir = tempDir('names')
+    writeFileSync(join(dir, `notes.md\n${FORGED}`), 'x')
+    const call = kernelIn(dir, { permissions: { mode: 'default' } })
+    const out = textOf(await call('Read', { file_path: join(dir, `notes.md ${FORGED}`) }))
+    expect(out).toContain('did you mean')
+    expect(
+      linesOf(out).filter((line) => line.startsWith(FORGED)),
+      out,
+    ).toEqual([])
+    expect(out).toContain(JSON.stringify(join(dir, `notes.md\n${FORGED}`)))
+  })
+
   it('control: listing the directory as it is shows the forged lines', () => {
     const dir = forgingTree()
     const raw = readdirSync(dir).join('\n')

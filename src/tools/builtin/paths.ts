@@ -3,6 +3,7 @@ import type { FileKind } from '../../ports/file-system.port.js'
 import type { FileSystem } from '../../ports/index.js'
 import { closest } from '../input-errors.js'
 import type { ToolContext, ValidationResult } from '../tool.types.js'
+import { showName } from '../../util/show-name.js'
 
 /** A validation message for a path that is not absolute, naming the absolute path it would have meant. */
 export function absolutePathProblem(path: string, cwd: string, field = 'file_path'): string | undefined {
@@ -23,7 +24,10 @@ export async function missingFileMessage(fs: FileSystem, path: string): Promise<
   if (names.length === 0 && (await fs.stat(dir)) === undefined)
     return `no such file ${path} (the directory ${dir} does not exist either)`
   const guess = closest(basename(path), names)
-  return guess !== undefined ? `no such file ${path} — did you mean ${join(dir, guess)}?` : `no such file ${path}`
+  // The guess is a name from the disk: escaped, so it cannot forge a line (docs/decisions/tools.md).
+  return guess !== undefined
+    ? `no such file ${path} — did you mean ${showName(join(dir, guess))}?`
+    : `no such file ${path}`
 }
 
 /** Lines in `cat -n` style: the number right-aligned in six columns, a tab, the text. */
