@@ -39,6 +39,7 @@ const newerFirst = (a: GlobMatch, b: GlobMatch): number => b.mtimeMs - a.mtimeMs
 
 /** The `limit` newest matches so far, newest first: an insertion into a sorted array that never grows past it. */
 function keepNewest(kept: GlobMatch[], match: GlobMatch, limit: number): void {
+  if (limit === 0) return
   if (kept.length === limit && newerFirst(match, kept[kept.length - 1] as GlobMatch) >= 0) return
   let lo = 0
   let hi = kept.length

@@ -61,6 +61,7 @@ describe('Glob over many files', () => {
     const { matches, total } = Array.isArray(found) ? { matches: found, total: found.length } : found
     expect(total).toBe(FILES - FILES / 10)
     expect(matches.map((m) => m.path)).toEqual(['d1/f0.txt', 'd2/f0.txt', 'd3/f0.txt'])
+    expect(await createFileSearch().glob('**/*.txt', root, { limit: 0 })).toEqual({ matches: [], total: FILES })
     const aborted = AbortSignal.abort(new Error('stop'))
     await expect(createFileSearch().glob('**/*.txt', root, { limit: 3, signal: aborted })).rejects.toThrow()
   })
