@@ -1,61 +1,87 @@
 /**
- * File search for Glob and Grep. Glob: tinyglobby walks the tree and `ignore` applies every
- * .gitignore on the way. Grep: ripgrep when it is on PATH, a built-in search otherwise (its
- * regular expressions in a worker thread); both give the same lines, sorted by path and line.
- * Either way the root must be a directory or a regular file: a FIFO or a device is refused before
- * anything opens it, and every search has a time limit and stops when the call is aborted.
+ * File search for Glob and Grep. Glob: the same walk as the built-in Grep (search-walk.ts: ignore
+ * files as ripgrep reads them, symlinks not followed, special files skipped), streamed, keeping
+ * only the newest matches it will return. Grep: ripgrep when it is on PATH, a built-in search
+ * otherwise (its regular expressions in a worker thread); both give the same lines, sorted by path
+ * and line. Either way the root must be a directory or a regular file: a FIFO or a device is
+ * refused before anything opens it, and every search has a time limit and stops when the call is
+ * aborted.
  */
-import { ignoreRules, type Ignore } from '../util/ignore-rules.js'
-import { readFile, stat } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import type { GlobOptions } from 'tinyglobby'
-import type { FileSearch, GlobMatch, GrepOptions } from '../ports/index.js'
+import { stat } from 'node:fs/promises'
+import type { FileSearch, GlobMatch, GlobOptions, GlobResult, GrepOptions } from '../ports/index.js'
 import { builtinSearch } from './builtin-search.js'
 import { describeKind, kindOf } from './node-fs.js'
 import { ripgrepSearch } from './ripgrep-search.js'
 import { abortError } from './search-errors.js'
-import { ALWAYS_IGNORED } from './search-walk.js'
+import { expandBraces, gitignoreGlob, walkFiles } from './search-walk.js'
 
 export { ALWAYS_IGNORED } from './search-walk.js'
 
 /** A search's time limit unless the options or the call say otherwise. */
 export const GREP_TIMEOUT_MS = 20_000
 const PIECE_BYTES = 16 * 1024 * 1024
+/** Files stat'ed at once while Glob walks: what bounds the Stats objects and promises alive. */
+export const GLOB_STAT_BATCH = 32
 
-const ignoreGlobs = ALWAYS_IGNORED.map((d) => `**/${d}/**`)
-
-/** tinyglobby, loaded on the first Glob: importing the kernel does not pay for it. */
-const walk = async (pattern: string, options: GlobOptions): Promise<string[]> =>
-  (await import('tinyglobby')).glob(pattern, options)
-
-async function gitignores(root: string): Promise<Array<{ dir: string; rules: Ignore }>> {
-  const files = await walk('**/.gitignore', { cwd: root, ignore: ignoreGlobs, dot: true, absolute: false })
-  return Promise.all(
-    files.map(async (file) => ({
-      dir: dirname(file) === '.' ? '' : dirname(file),
-      rules: ignoreRules().add(await readFile(join(root, file), 'utf8')),
-    })),
-  )
+/**
+ * A Glob pattern as a test of a relative path, as tinyglobby (picomatch) reads it: anchored at the
+ * root (`*.ts` only there, `**` then `/*.ts` at any depth), `*` and `?` within a name, braces
+ * expanded, dot files matched. A leading `./` is the root.
+ */
+export function globPathTest(pattern: string): (path: string) => boolean {
+  const body = pattern.startsWith('./') ? pattern.slice(2) : pattern
+  const regexes = expandBraces(body).map((p) => gitignoreGlob(`/${p.replace(/^\/+/, '')}`))
+  return (path) => regexes.some((r) => !r.dirOnly && r.regex.test(path))
 }
 
-function isIgnored(path: string, rules: Array<{ dir: string; rules: Ignore }>): boolean {
-  return rules.some(({ dir, rules: r }) => {
-    if (dir !== '' && !path.startsWith(`${dir}/`)) return false
-    return r.ignores(dir === '' ? path : path.slice(dir.length + 1))
-  })
+/** Newest first, then by path: the order Glob shows. */
+const newerFirst = (a: GlobMatch, b: GlobMatch): number => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path)
+
+/** The `limit` newest matches so far, newest first: an insertion into a sorted array that never grows past it. */
+function keepNewest(kept: GlobMatch[], match: GlobMatch, limit: number): void {
+  if (limit === 0) return
+  if (kept.length === limit && newerFirst(match, kept[kept.length - 1] as GlobMatch) >= 0) return
+  let lo = 0
+  let hi = kept.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (newerFirst(kept[mid] as GlobMatch, match) <= 0) lo = mid + 1
+    else hi = mid
+  }
+  kept.splice(lo, 0, match)
+  if (kept.length > limit) kept.pop()
 }
 
-/** Files under `root` matching `pattern`, ignore files honoured, newest first. */
-async function globFiles(pattern: string, root: string): Promise<GlobMatch[]> {
-  const [paths, rules] = await Promise.all([
-    walk(pattern, { cwd: root, ignore: ignoreGlobs, dot: true, onlyFiles: true }),
-    gitignores(root),
-  ])
-  const kept = paths.filter((p) => !isIgnored(p, rules))
-  const stats = await Promise.all(
-    kept.map(async (path) => ({ path, mtimeMs: (await stat(join(root, path)).catch(() => undefined))?.mtimeMs ?? 0 })),
-  )
-  return stats.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path))
+/**
+ * Files under `root` matching `pattern`, ignore files honoured, newest first: the walk streams,
+ * files are stat'ed GLOB_STAT_BATCH at a time, and only the newest `limit` are kept, so memory
+ * does not grow with the number of matches (docs/decisions/tools.md).
+ */
+async function globFiles(pattern: string, root: string, options: GlobOptions = {}): Promise<GlobResult> {
+  const { signal } = options
+  if (signal?.aborted === true) throw abortError(signal)
+  const limit = Math.max(0, Math.floor(options.limit ?? Number.MAX_SAFE_INTEGER))
+  const matches = globPathTest(pattern)
+  const kept: GlobMatch[] = []
+  let total = 0
+  for await (const batch of walkFiles(root, undefined, signal)) {
+    const wanted = batch.filter((f) => matches(f.path) && options.excluded?.(f.path) !== true)
+    for (let at = 0; at < wanted.length; at += GLOB_STAT_BATCH) {
+      signal?.throwIfAborted()
+      const slice = wanted.slice(at, at + GLOB_STAT_BATCH)
+      const times = await Promise.all(
+        slice.map((f) =>
+          stat(f.full).then(
+            (s) => s.mtimeMs,
+            () => 0,
+          ),
+        ),
+      )
+      slice.forEach((f, i) => keepNewest(kept, { path: f.path, mtimeMs: times[i] as number }, limit))
+      total += slice.length
+    }
+  }
+  return { matches: kept, total }
 }
 
 export interface FileSearchOptions {

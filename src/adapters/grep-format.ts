@@ -3,6 +3,7 @@
  * ripgrep's `--sort path` sorts them, lines in order, the limit applied last.
  */
 import type { GrepOptions, GrepResult } from '../ports/index.js'
+import { showName } from '../util/show-name.js'
 
 /** A line to show: a match, or a context line around one. */
 export interface Hit {
@@ -41,7 +42,10 @@ export function comparePaths(a: string, b: string): number {
   return a.length - b.length
 }
 
-/** Shapes matches into the tool's lines: `path:line: text` (context `path-line- text`), names, or counts. */
+/**
+ * Shapes matches into the tool's lines: `path:line: text` (context `path-line- text`), names, or
+ * counts. A name with a control character is shown quoted and escaped (util/show-name.ts).
+ */
 export function formatGrep(
   files: FileMatches[],
   options: Pick<GrepOptions, 'mode' | 'limit' | 'context' | 'excluded'>,
@@ -50,7 +54,9 @@ export function formatGrep(
   const shown = (f: FileMatches) => f.count > 0 && options.excluded?.(f.path) !== true
   const found = files.filter(shown).sort((a, b) => comparePaths(a.path, b.path))
   if (options.mode !== 'content') {
-    const lines = found.slice(0, options.limit).map((f) => (options.mode === 'count' ? `${f.path}:${f.count}` : f.path))
+    const lines = found
+      .slice(0, options.limit)
+      .map((f) => (options.mode === 'count' ? `${showName(f.path)}:${f.count}` : showName(f.path)))
     return { lines, truncated: found.length > options.limit, engine }
   }
   return { ...contentLines(found, options.limit, options.context), engine }
@@ -69,7 +75,8 @@ function contentLines(files: FileMatches[], limit: number, context: number): Omi
         if (file.path !== last?.path || h.line > lastMatch + context) continue
       }
       if (last !== undefined && (last.path !== file.path || h.line > last.line + 1)) lines.push('--')
-      lines.push(h.match ? `${file.path}:${h.line}: ${h.text}` : `${file.path}-${h.line}- ${h.text}`)
+      const name = showName(file.path)
+      lines.push(h.match ? `${name}:${h.line}: ${h.text}` : `${name}-${h.line}- ${h.text}`)
       if (h.match) {
         shown++
         lastMatch = h.line

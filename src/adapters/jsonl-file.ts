@@ -10,6 +10,38 @@ export interface ReadJsonlOptions {
   chunkBytes?: number
   /** Called after each chunk with the bytes read so far and the file's size when reading began. */
   onProgress?: (bytesRead: number, totalBytes: number) => void
+  /**
+   * The longest line read (default DEFAULT_MAX_LINE_BYTES); a longer one throws LogLineTooLong
+   * as soon as that much of it is read. Tests make it small.
+   */
+  maxLineBytes?: number
+}
+
+/**
+ * The longest log line read by default: 256 MiB, well under the longest string V8 can make
+ * (2²⁹ − 24 UTF-16 units), past which decoding would fail with V8's own "Cannot create a string
+ * longer than…" and no word of where. An event that large is not one the kernel writes.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024
+
+/** A line past the reader's limit: its number (from 1) and the limit. */
+export class LogLineTooLong extends Error {
+  constructor(
+    readonly line: number,
+    readonly limitBytes: number,
+  ) {
+    super(
+      `line ${line} is longer than ${sizeText(limitBytes)}, the most a log line may hold; the file is not a toolkernel log, or that line was damaged (a missing newline joins lines)`,
+    )
+    this.name = 'LogLineTooLong'
+  }
+}
+
+/** `2 MiB`, `16 KiB`, `1000 bytes`: a limit as the error states it. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1 << 20 && bytes % (1 << 20) === 0) return `${bytes / (1 << 20)} MiB`
+  if (bytes >= 1 << 10 && bytes % (1 << 10) === 0) return `${bytes / (1 << 10)} KiB`
+  return `${bytes} bytes`
 }
 
 /** A log file as read: its events and bad lines, and where an append may go on. */
@@ -46,20 +78,31 @@ export function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileCon
   const total = fstatSync(fd).size
   const chunk = Buffer.allocUnsafe(Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES))
   const parser = new JsonlLineParser()
-  // The start of a line begun in earlier chunks (copies: the chunk buffer is reused).
+  const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+  // The start of a line begun in earlier chunks (copies: the chunk buffer is reused), never more
+  // than maxLine bytes: a longer line throws before it is decoded, as soon as it is that long.
   let pending: Buffer[] = []
+  let pendingBytes = 0
+  let lines = 0
   let position = 0
   let lineEnd = 0
   for (let read = readSync(fd, chunk, 0, chunk.length, 0); read > 0;) {
     const bytes = read === chunk.length ? chunk : chunk.subarray(0, read)
     let start = 0
     for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+      lines++
+      if (pendingBytes + nl - start > maxLine) throw new LogLineTooLong(lines, maxLine)
       parser.line(decode(pending, bytes, start, nl))
       pending = []
+      pendingBytes = 0
       start = nl + 1
       lineEnd = position + start
     }
-    if (start < read) pending.push(Buffer.from(bytes.subarray(start)))
+    if (start < read) {
+      pendingBytes += read - start
+      if (pendingBytes > maxLine) throw new LogLineTooLong(lines + 1, maxLine)
+      pending.push(Buffer.from(bytes.subarray(start)))
+    }
     position += read
     options.onProgress?.(position, total)
     read = readSync(fd, chunk, 0, chunk.length, position)

@@ -13,9 +13,18 @@ const PROGRESS_FROM_BYTES = 20 * 1024 * 1024
  * The events of the log at `path`, read line by line (a log of any size), checked for order.
  *
  * @throws CliError when the file is missing, not a log, empty, has a corrupt line (unless
- * `skipCorrupt`), or its events are out of order.
+ * `skipCorrupt`), has a line longer than the limit (by number, never V8's "Cannot create a
+ * string longer than…"), or its events are out of order.
  */
-export function loadLog(path: string, options: { skipCorrupt: boolean; err: (line: string) => void }): KernelEvent[] {
+export function loadLog(
+  path: string,
+  options: {
+    skipCorrupt: boolean
+    err: (line: string) => void
+    /** The longest line read (default DEFAULT_MAX_LINE_BYTES, 256 MiB); tests make it small. */
+    maxLineBytes?: number
+  },
+): KernelEvent[] {
   let size: number
   try {
     const stat = statSync(path)
@@ -28,7 +37,10 @@ export function loadLog(path: string, options: { skipCorrupt: boolean; err: (lin
   const report = size >= PROGRESS_FROM_BYTES ? progressReporter(path, size, options.err) : undefined
   let parsed: JsonlFileContents
   try {
-    parsed = readJsonlFile(path, report === undefined ? {} : { onProgress: report })
+    parsed = readJsonlFile(path, {
+      ...(report === undefined ? {} : { onProgress: report }),
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    })
   } catch (error) {
     throw new CliError(`cannot read ${path}: ${(error as Error).message}`)
   }

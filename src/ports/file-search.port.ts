@@ -4,6 +4,24 @@ export interface GlobMatch {
   mtimeMs: number
 }
 
+/** What Glob asks of a search besides the pattern and the root. */
+export interface GlobOptions {
+  /** Keep only the newest `limit` matches (the rest are counted, not kept). */
+  limit?: number
+  /** Matches (paths relative to the root) to leave out, before counting: those the model may not read. */
+  excluded?: (path: string) => boolean
+  /** Stops the search (it rejects) when aborted. */
+  signal?: AbortSignal
+}
+
+/** The newest matches and how many matched in all. */
+export interface GlobResult {
+  /** Newest first (ties by path), at most `limit`. */
+  matches: GlobMatch[]
+  /** Every match not excluded, kept or not. */
+  total: number
+}
+
 export interface GrepOptions {
   pattern: string
   /** A directory or a regular file, absolute. Anything else (a FIFO, a device) is refused at once. */
@@ -36,6 +54,11 @@ export interface GrepResult {
  * same lines, and past the limit the same first ones.
  */
 export interface FileSearch {
-  glob(pattern: string, root: string): Promise<GlobMatch[]>
+  /**
+   * Files under `root` whose relative paths match `pattern`, newest first. The kernel's search
+   * streams the tree and keeps only the newest `limit` (a `GlobResult`); an app's own search may
+   * still answer with every match as an array, which the Glob tool then filters and cuts itself.
+   */
+  glob(pattern: string, root: string, options?: GlobOptions): Promise<GlobResult | GlobMatch[]>
   grep(options: GrepOptions): Promise<GrepResult>
 }

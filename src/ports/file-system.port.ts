@@ -18,6 +18,17 @@ export interface OpenReadOptions {
   signal?: AbortSignal
 }
 
+/** Options for `FileSystem.writeFile`. */
+export interface WriteFileOptions {
+  /**
+   * The real path the write was approved for (docs/design.md §The trust model): the file is
+   * written only if, at the moment it is opened, the directory it lands in really is this path's
+   * directory. A directory swapped for a symlink since then makes the write throw, writing
+   * nothing.
+   */
+  approvedRealPath?: string
+}
+
 /** The file operations the built-in tools need. Paths are absolute. */
 export interface FileSystem {
   /** What the path is, following symlinks; undefined when it does not exist. Never opens it. */
@@ -32,8 +43,21 @@ export interface FileSystem {
    * for await (const chunk of fs.openRead('/var/log/big.log', { signal })) if (scan(chunk)) break
    */
   openRead(path: string, options?: OpenReadOptions): AsyncIterable<Uint8Array>
-  /** Writes the file (mode 0644), creating missing parent directories (0755). */
-  writeFile(path: string, content: string): Promise<void>
+  /**
+   * Writes the file (mode 0644), creating missing parent directories (0755). A symlink in the
+   * final component is never followed (the write throws): pass the real path (`realPath`) to
+   * write where a link points. With `approvedRealPath`, the directory is checked as it is opened.
+   */
+  writeFile(path: string, content: string, options?: WriteFileOptions): Promise<void>
+  /**
+   * Where the path really points, symlinks resolved (the part that does not exist yet kept as
+   * written), as the permission rules judge it. Write and Edit take it when they validate a call
+   * and again when they write: a difference means the path was changed in between. Optional: a
+   * file system without it gets no such check.
+   *
+   * @throws Error when the links loop.
+   */
+  realPath?(path: string): string
   /** Names in a directory (empty when it does not exist). */
   readdir(path: string): Promise<string[]>
 }

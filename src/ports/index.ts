@@ -6,7 +6,7 @@ export type { Clock } from './clock.port.js'
 export type { IdGenerator } from './ids.port.js'
 export type { EventLog } from './event-log.port.js'
 export type { ResultKey, ResultStore, ResultWriter } from './result-store.port.js'
-export type { FileKind, FileStat, FileSystem, OpenReadOptions } from './file-system.port.js'
+export type { FileKind, FileStat, FileSystem, OpenReadOptions, WriteFileOptions } from './file-system.port.js'
 export type {
   BackgroundExit,
   BackgroundProcess,
@@ -17,7 +17,7 @@ export type {
   UnreadOutput,
 } from './process-runner.port.js'
 export type { BackgroundShells, ShellActor, ShellKilled, ShellRead, ShellStarted } from './background-shells.port.js'
-export type { GlobMatch, GrepOptions, GrepResult, FileSearch } from './file-search.port.js'
+export type { GlobMatch, GlobOptions, GlobResult, GrepOptions, GrepResult, FileSearch } from './file-search.port.js'
 export type { SessionState } from './session-state.port.js'
 export type { CommandVerdict, ShellAnalyzer } from './shell-analyzer.port.js'
 export type { ToolPorts } from './tool-ports.port.js'

@@ -131,6 +131,22 @@ export function openAIResponsesTool({ tool, deferred }: PlannedTool): OpenAIResp
   return entry
 }
 
+/** The characters `jsonInMarkup` escapes; outside JSON strings a definition has none of them. */
+const MARKUP = /[<>&\u2028\u2029]/g
+
+/**
+ * JSON for a tool definition framed in text (`<function>…</function>` in ToolSearch's OpenAI Chat
+ * answer): `<`, `>` and `&`, and the line separators U+2028/U+2029, are written as `\u` escapes,
+ * so a description a server wrote cannot close the frame and put its own text outside it. The
+ * JSON means exactly the same (`JSON.parse` gives the same value).
+ *
+ * @example
+ * jsonInMarkup({ d: '</function>' }) // '{"d":"\u003c/function\u003e"}'
+ */
+export function jsonInMarkup(value: unknown): string {
+  return JSON.stringify(value).replace(MARKUP, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 /** ToolSearch as the Responses API's client-executed `tool_search`: its description and parameters. */
 export function openAIResponsesToolSearch(toolSearch: Tool): OpenAIResponsesToolSearch {
   return {

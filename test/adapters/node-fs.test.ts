@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -58,5 +68,38 @@ describe('nodeFileSystem', () => {
     })()
     await expect(aborted).rejects.toThrow('stop')
     expect(openFds()).toBe(before)
+  })
+})
+
+describe('nodeFileSystem.writeFile (issue 30: check-then-use)', () => {
+  it('never follows a symlink in the final component, nor writes into a FIFO', async () => {
+    const dir = scratch()
+    const outside = scratch()
+    writeFileSync(join(outside, 'target'), 'kept')
+    symlinkSync(join(outside, 'target'), join(dir, 'link'))
+    await expect(nodeFileSystem.writeFile(join(dir, 'link'), 'PLANTED')).rejects.toThrow(
+      /symbolic link.*nothing was written/,
+    )
+    expect(readFileSync(join(outside, 'target'), 'utf8')).toBe('kept')
+    execFileSync('mkfifo', [join(dir, 'pipe')])
+    await expect(nodeFileSystem.writeFile(join(dir, 'pipe'), 'x')).rejects.toThrow(/FIFO/)
+  })
+
+  it('writes only into the approved directory: one swapped for a link after the check is refused', async () => {
+    const dir = scratch()
+    const outside = scratch()
+    mkdirSync(join(dir, 'sub'))
+    const approved = nodeFileSystem.realPath?.(join(dir, 'sub', 'f.txt')) as string
+    expect(approved).toBe(join(realpathSync(dir), 'sub', 'f.txt'))
+    rmSync(join(dir, 'sub'), { recursive: true })
+    symlinkSync(outside, join(dir, 'sub'))
+    await expect(nodeFileSystem.writeFile(approved, 'PLANTED', { approvedRealPath: approved })).rejects.toThrow(
+      /resolves to .* not .* nothing was written/,
+    )
+    expect(existsSync(join(outside, 'f.txt'))).toBe(false)
+    await nodeFileSystem.writeFile(join(outside, 'g.txt'), 'ok', {
+      approvedRealPath: join(realpathSync(outside), 'g.txt'),
+    })
+    expect(readFileSync(join(outside, 'g.txt'), 'utf8')).toBe('ok')
   })
 })

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import { recordRead, staleReason } from './file-ledger.js'
-import { absolutePathCheck, missingFileMessage, numberLines } from './paths.js'
+import { absolutePathCheck, missingFileMessage, numberLines, pinRealPath, writeTarget } from './paths.js'
 
 /** Lines of context shown around an edit. */
 const SNIPPET_CONTEXT = 3
@@ -45,6 +45,7 @@ export const Edit = buildTool({
   validateInput: (input, context) => {
     const path = absolutePathCheck(input.file_path, context.cwd)
     if (!path.result) return path
+    pinRealPath(context, input.file_path)
     if (input.old_string === '')
       return {
         result: false,
@@ -54,12 +55,15 @@ export const Edit = buildTool({
       return { result: false, message: 'old_string and new_string are the same, so the edit would change nothing' }
     return { result: true }
   },
-  async call({ file_path: path, old_string: oldText, new_string: newText, replace_all: all }, { ports }) {
+  async call({ file_path: path, old_string: oldText, new_string: newText, replace_all: all }, context) {
+    const { ports } = context
     const stat = await ports.fs.stat(path)
     if (stat === undefined) throw new Error(await missingFileMessage(ports.fs, path))
+    // The real path approved, checked again now: a link swapped in since throws (check-then-use).
+    const target = writeTarget(context, path)
     const stale = await staleReason(ports, path, 'edit')
     if (stale !== undefined) throw new Error(stale)
-    const text = Buffer.from(await ports.fs.readFile(path)).toString('utf8')
+    const text = Buffer.from(await ports.fs.readFile(target)).toString('utf8')
     const count = text.split(oldText).length - 1
     if (count === 0)
       throw new Error(
@@ -73,7 +77,7 @@ export const Edit = buildTool({
     const at = text.indexOf(oldText)
     const updated =
       all === true ? text.split(oldText).join(newText) : text.slice(0, at) + newText + text.slice(at + oldText.length)
-    await ports.fs.writeFile(path, updated)
+    await ports.fs.writeFile(target, updated, { approvedRealPath: target })
     const after = await ports.fs.stat(path)
     if (after !== undefined) recordRead(ports, path, after.mtimeMs, 'all')
     return `Edited ${path} (${all === true ? `${count} replacements` : '1 replacement'}):\n${snippet(updated, at, newText)}`

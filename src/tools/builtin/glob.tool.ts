@@ -2,6 +2,8 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
+import type { GlobMatch, GlobResult } from '../../ports/index.js'
+import { showName } from '../../util/show-name.js'
 import { absolutePathCheck } from './paths.js'
 
 export const GLOB_LIMIT = 200
@@ -22,6 +24,7 @@ export const Glob = buildTool({
   prompt: () =>
     [
       'Finds files whose paths match a glob pattern ("**/*.ts", "src/**/test_*.py") and returns their paths relative to the search directory, newest first, one per line.',
+      'A path holding a control character (a newline, say) is shown as a JSON string in double quotes, with escapes.',
       'Use it to find files by name; to find files by their content use Grep.',
       `.git, node_modules and similar directories are skipped and .gitignore is respected. At most ${GLOB_LIMIT} paths are returned; the result says when more matched, so narrow the pattern or the path.`,
       'path, when given, must be an absolute directory.',
@@ -32,17 +35,25 @@ export const Glob = buildTool({
   isReadOnly: () => true,
   getPath: (input) => input.path,
   validateInput: (input, context) => absolutePathCheck(input.path, context.cwd, 'path'),
-  async call({ pattern, path }, { cwd, ports, mayRead }) {
+  async call({ pattern, path }, { cwd, ports, mayRead, signal }) {
     const root = path ?? cwd
     const stat = await ports.fs.stat(root)
     if (stat?.kind !== 'directory') throw new Error(`${root} is not a directory`)
-    // What a Read rule denies is never listed.
-    const matches = (await ports.search.glob(pattern, root)).filter((m) => mayRead(join(root, m.path)))
-    if (matches.length === 0) return `No files match ${pattern} under ${root}`
-    const shown = matches.slice(0, GLOB_LIMIT).map((m) => m.path)
-    const more = matches.length - shown.length
+    // What a Read rule denies is never listed. The search keeps only what is shown (bounded memory).
+    const excluded = (p: string): boolean => !mayRead(join(root, p))
+    const found = await ports.search.glob(pattern, root, { limit: GLOB_LIMIT, excluded, signal })
+    const { matches, total } = Array.isArray(found) ? wholeList(found, excluded) : found
+    if (total === 0) return `No files match ${pattern} under ${root}`
+    const shown = matches.slice(0, GLOB_LIMIT).map((m) => showName(m.path))
+    const more = total - shown.length
     return more > 0
-      ? `${shown.join('\n')}\n(${more} more matched, ${matches.length} in all; narrow the pattern or the path)`
+      ? `${shown.join('\n')}\n(${more} more matched, ${total} in all; narrow the pattern or the path)`
       : shown.join('\n')
   },
 })
+
+/** An app's search that answered with every match: filtered and cut here. */
+function wholeList(found: GlobMatch[], excluded: (path: string) => boolean): GlobResult {
+  const kept = found.filter((m) => !excluded(m.path))
+  return { matches: kept.slice(0, GLOB_LIMIT), total: kept.length }
+}

@@ -36,7 +36,7 @@ export const Grep = buildTool({
       'Searches the contents of files for a regular expression. output_mode "files_with_matches" (the default) lists matching files; "content" shows matching lines as `path:line: text` (with -C lines of context as `path-line- text`); "count" gives matches per file.',
       'Use it to find where something is defined or used before you Read; to find files by name use Glob.',
       `Binary files and directories such as .git and node_modules are skipped, and .gitignore is respected. At most ${GREP_LIMIT} matches are returned; the result says when there were more, so narrow the pattern, the path or the glob.`,
-      'path, when given, must be absolute.',
+      'path, when given, must be absolute. A file name holding a control character (a newline, say) is shown as a JSON string in double quotes, with escapes.',
     ].join(' '),
   inputSchema,
   maxResultSizeChars: 20_000,

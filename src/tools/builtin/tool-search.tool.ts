@@ -9,7 +9,7 @@ import { toolResultBlock, type ToolResultBlock } from '../../events/event.schema
 import { buildTool } from '../build-tool.js'
 import type { Pool } from '../pool/assemble-pool.js'
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, searchTools, type SearchAnswer } from '../pool/search.js'
-import { openAIChatTool, openAIResponsesTool, type ApiFormat } from '../to-api-format.js'
+import { jsonInMarkup, openAIChatTool, openAIResponsesTool, type ApiFormat } from '../to-api-format.js'
 import type { Tool } from '../tool.types.js'
 
 export const TOOL_SEARCH_NAME = 'ToolSearch'
@@ -113,20 +113,26 @@ function definitionsOf(pool: Pool, answer: SearchAnswer, format: ApiFormat): unk
 export function searchResultBlock(output: ToolSearchOutput, toolUseId: string): ToolResultBlock {
   if (output.matches.length === 0) return toolResultBlock(toolUseId, noMatchText(output), false)
   const missing =
-    output.missing.length > 0 ? `Not found among the deferred tools: ${output.missing.join(', ')}.` : undefined
+    output.missing.length > 0 ? `Not found among the deferred tools: ${inText(output.missing)}.` : undefined
   if (output.format === 'anthropic') {
     const refs = output.matches.map((name) => ({ type: 'tool_reference' as const, tool_name: name }))
     return toolResultBlock(toolUseId, missing === undefined ? refs : [{ type: 'text', text: missing }, ...refs], false)
   }
   if (output.format === 'openai-responses')
     return toolResultBlock(toolUseId, JSON.stringify(output.definitions ?? []), false)
-  const functions = (output.definitions ?? []).map((d) => `<function>${JSON.stringify(d)}</function>`).join('\n')
-  const head = `Loaded ${output.matches.length} tool(s): ${output.matches.join(', ')}. Call them like any other tool; their definitions:`
+  // Escaped: a definition (a server's description) must not close the frame (jsonInMarkup).
+  const functions = (output.definitions ?? []).map((d) => `<function>${jsonInMarkup(d)}</function>`).join('\n')
+  const head = `Loaded ${output.matches.length} tool(s): ${inText(output.matches)}. Call them like any other tool; their definitions:`
   return toolResultBlock(
     toolUseId,
     [head, `<functions>\n${functions}\n</functions>`, missing ?? ''].join('\n').trim(),
     false,
   )
+}
+
+/** Names in the text around the frame, with `<`, `>` and `&` escaped as in the frame. */
+function inText(names: readonly string[]): string {
+  return names.map((name) => jsonInMarkup(name).slice(1, -1)).join(', ')
 }
 
 function noMatchText(output: ToolSearchOutput): string {

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import { recordRead, staleReason } from './file-ledger.js'
-import { absolutePathCheck } from './paths.js'
+import { absolutePathCheck, pinRealPath, writeTarget } from './paths.js'
 
 const inputSchema = lazySchema(() =>
   z.strictObject({
@@ -30,15 +30,22 @@ export const Write = buildTool({
   isDestructive: () => true,
   // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
   checkPermissions: (input) => ({ behavior: 'ask', message: `write ${input.file_path}` }),
-  validateInput: (input, context) => absolutePathCheck(input.file_path, context.cwd),
-  async call({ file_path: path, content }, { ports }) {
+  validateInput: (input, context) => {
+    const check = absolutePathCheck(input.file_path, context.cwd)
+    if (check.result) pinRealPath(context, input.file_path)
+    return check
+  },
+  async call({ file_path: path, content }, context) {
+    const { ports } = context
+    // The real path approved, checked again now: a link swapped in since throws (check-then-use).
+    const target = writeTarget(context, path)
     const existing = await ports.fs.stat(path)
     if (existing !== undefined && existing.kind !== 'file') throw new Error(`${path} exists and is not a file`)
     if (existing !== undefined) {
       const stale = await staleReason(ports, path, 'overwrite')
       if (stale !== undefined) throw new Error(stale)
     }
-    await ports.fs.writeFile(path, content)
+    await ports.fs.writeFile(target, content, { approvedRealPath: target })
     const after = await ports.fs.stat(path)
     if (after !== undefined) recordRead(ports, path, after.mtimeMs, 'all')
     const bytes = Buffer.byteLength(content, 'utf8')
