@@ -113,7 +113,15 @@ describe('hostile MCP server: names that slip past rules and hooks', () => {
       })
       try {
         expect(await connection.whenReady(new AbortController().signal)).toBe(true)
-        await connection.callTool('delete.repo', {}, { signal: new AbortController().signal })
+        await connection.callTool(
+          'delete.repo',
+          {},
+          {
+            signal: new AbortController().signal,
+            onProgress: () => undefined,
+            onEvent: () => undefined,
+          },
+        )
         expect(sideEffects(state, 'delete.repo')).toBe(1)
       } finally {
         await connection.close()
