@@ -167,8 +167,9 @@ function withoutLookalikes<T extends { connection: McpConnection; listed: McpLis
   const kept: T[] = []
   for (const [name, group] of byName) {
     const tools = new Set(group.map((c) => c.listed.name))
+    // The same name listed twice is one tool (the first entry), as allocateNames has one name for it.
     if (tools.size === 1) {
-      kept.push(...group)
+      kept.push(group[0] as T)
       continue
     }
     const listed = [...tools].map((tool) => JSON.stringify(tool)).join(', ')

@@ -47,7 +47,11 @@ export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [
 
 /** Why a rule can never match a call of these tools, or undefined when it can. */
 function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | undefined {
-  if (rule.tool.startsWith('mcp__')) return undefined
+  // An MCP tool has no path or command, so a specifier could never match: refused, not ignored.
+  if (rule.tool.startsWith('mcp__'))
+    return rule.specifier === undefined
+      ? undefined
+      : `has a specifier, but MCP tools take none; write ${rule.tool} alone`
   const tool = tools.find((t) => t.name === rule.tool)
   if (tool === undefined && readRuleReaches(rule, tools)) return undefined
   if (tool === undefined) {
