@@ -3,7 +3,8 @@
  * the JSON a hook may answer with. Configuration is checked at createKernel; hook output is a
  * trust boundary checked on every run.
  */
-import { RE2JS } from 're2js'
+import { createRequire } from 'node:module'
+import type { RE2JS } from 're2js'
 import { z } from 'zod'
 
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const
@@ -103,11 +104,21 @@ export function compileMatcher(matcher: string | undefined): (toolName: string) 
   }
   let regex: RE2JS
   try {
-    regex = RE2JS.compile(`^(?:${matcher})$`)
+    regex = re2().compile(`^(?:${matcher})$`)
   } catch (error) {
     throw new Error(
       `hook matcher ${JSON.stringify(matcher)} uses a feature toolkernel does not run (matchers are compiled with RE2, which runs in time linear in the tool name and has no lookaround or backreferences): ${(error as Error).message}; write it without them`,
     )
   }
   return (name) => regex.matches(name)
+}
+
+let engine: typeof RE2JS | undefined
+/**
+ * re2js, loaded on the first regular-expression matcher: importing it costs tens of milliseconds
+ * at start-up, and most kernels have none (docs/decisions/build-and-layout.md, 137).
+ */
+function re2(): typeof RE2JS {
+  engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS
+  return engine
 }
