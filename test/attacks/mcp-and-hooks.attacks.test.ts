@@ -17,7 +17,7 @@ import { buildTool, type HooksConfig, type KernelOptions, type ToolResultBlock }
 import type { McpToolSource } from '../../src/mcp.js'
 import { openMcpConnection } from '../../src/adapters/mcp-connection.js'
 import { assistant, testKernel } from '../helpers.js'
-import { connect, mcpKernel, run, sideEffects, tempFile, textOf } from '../mcp/mcp-helpers.js'
+import { connect, mcpKernel, run, serverState, sideEffects, tempFile, textOf, until } from '../mcp/mcp-helpers.js'
 
 const HOSTILE = resolve('test/fixtures/mcp-servers/hostile.mjs')
 const LONG_DELETE = `delete_${'x'.repeat(80)}`
@@ -152,6 +152,20 @@ describe('hostile MCP server: a result past the message size cap', () => {
     }
   })
 
+  it('the cap the app sets (maxMessageBytes) is the one enforced, and the server comes back', async () => {
+    const source = await connect({ flood: hostileServer(tempFile(), 2) }, { maxMessageBytes: 1024 * 1024 })
+    try {
+      const kernel = mcpKernel(source.tools())
+      const { blocks } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
+      expect(textOf(blocks[0])).toMatch(/larger than 1048576 bytes/)
+      await until(source, () => serverState(source, 'flood')?.state === 'ready')
+      const again = await run(kernel, [['e', 'mcp__flood__effect', {}]])
+      expect(again.blocks[0]?.is_error).not.toBe(true)
+    } finally {
+      await source.close()
+    }
+  })
+
   it('control: the same tool answers under the cap', async () => {
     const source = await connect({ flood: hostileServer(tempFile(), 1) })
     try {
@@ -262,6 +276,18 @@ describe('hostile hooks', () => {
       }),
       'Runs',
     )
+    expect(text.length).toBeLessThan(20_000)
+  })
+
+  it('a block with a reason of megabytes does not put them in the tool_result', async () => {
+    const { block, text } = await turn(
+      kernel({
+        PreToolUse: [{ hooks: [{ type: 'function', fn: () => ({ decision: 'block', reason: 'r'.repeat(3e6) }) }] }],
+      }),
+      'Runs',
+    )
+    expect(block.is_error).toBe(true)
+    expect(ran).toEqual([])
     expect(text.length).toBeLessThan(20_000)
   })
 
