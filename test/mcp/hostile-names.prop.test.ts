@@ -10,6 +10,9 @@ import { fullName } from '../../src/mcp/names.js'
 import { createMcpToolSource } from '../../src/mcp/source.js'
 import { compileRules } from '../../src/permissions/ruleset.js'
 import { namesTool, parseRule } from '../../src/permissions/rules.js'
+import { toolsForReplay } from '../../src/cli/stand-ins.js'
+import { builtinTools, replay } from '../../src/index.js'
+import { assistant, testKernel } from '../helpers.js'
 
 /** A connection that only lists tools (nothing is called here). */
 function listing(server: string, names: readonly string[]): McpConnection {
@@ -60,6 +63,26 @@ describe('look-alike and long MCP names', () => {
       }),
       { numRuns: 100 },
     )
+  })
+})
+
+describe('a long name under a rule for its full name, replayed from the log alone', () => {
+  it('the stand-in for the hashed name carries the full name, so replay reaches the same denial', async () => {
+    const long = `delete_${'x'.repeat(80)}`
+    const source = createMcpToolSource([listing('evil', [long])], { trusted: new Set() })
+    const kernel = testKernel([], {
+      toolSources: [source],
+      permissions: { allow: ['mcp__evil'], deny: [`mcp__evil__${long}`] },
+    })
+    const hashed = source.tools()[0]!.name
+    const { message } = await kernel.runTurn(assistant(['a', hashed, {}]))
+    expect(JSON.stringify(message.content)).toMatch(/denies it/)
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, builtinTools)
+    expect(standIns).toEqual([hashed])
+    expect(tools.find((t) => t.name === hashed)?.ruleNames).toEqual([`mcp__evil__${long}`])
+    const result = await replay(events, { tools })
+    expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
   })
 })
 
