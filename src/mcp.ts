@@ -41,6 +41,11 @@ export interface McpOptions {
   servers?: Readonly<Record<string, { callTimeoutMs?: number; maxCallTimeoutMs?: number }>>
   /** Answers servers' elicitation requests; without it, the client does not offer elicitation. */
   elicit?: McpElicitHandler
+  /**
+   * The largest JSON-RPC message a stdio server may send, in bytes. Default 64 MiB. A larger one
+   * is never parsed: the call gets `mcp_protocol` and the server is restarted.
+   */
+  maxMessageBytes?: number
   clientInfo?: { name: string; version: string }
 }
 
@@ -77,6 +82,7 @@ function connectParsed(config: McpConfig, options: McpOptions): McpToolSource {
         maxDelayMs: options.restart?.maxDelayMs ?? 30_000,
       },
       ...(options.elicit !== undefined && { elicit: options.elicit }),
+      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     })
   })
   return createMcpToolSource(connections, { trusted: new Set(options.trusted ?? []) })

@@ -28,6 +28,8 @@ export interface McpConnectionOptions {
   readonly connectTimeoutMs: number
   readonly restart: { readonly initialDelayMs: number; readonly maxDelayMs: number }
   readonly elicit?: McpElicitHandler
+  /** The largest JSON-RPC message a stdio server may send, in bytes (default 64 MiB). */
+  readonly maxMessageBytes?: number
 }
 
 interface Live {
@@ -161,7 +163,14 @@ class SdkConnection implements McpConnection {
     const { config } = this.options
     const capabilities = this.options.elicit !== undefined ? { elicitation: { form: {} } } : {}
     const client = new Client(this.options.clientInfo, { capabilities })
-    const stdio = config.type === 'http' ? undefined : new McpStdioTransport(config, this.options.cwd)
+    const stdio =
+      config.type === 'http'
+        ? undefined
+        : new McpStdioTransport(
+            config,
+            this.options.cwd,
+            this.options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.options.maxMessageBytes },
+          )
     const transport: Transport =
       stdio ??
       new StreamableHTTPClientTransport(new URL((config as { url: string }).url), {

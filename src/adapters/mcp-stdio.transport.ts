@@ -22,6 +22,9 @@ export interface StdioLimits {
   readonly maxMessageBytes?: number
 }
 
+/** The default cap on one JSON-RPC message from a stdio server. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
 /** A stdio transport that remembers how its process ended. */
 export class McpStdioTransport implements Transport {
   onclose?: () => void
@@ -118,9 +121,18 @@ export class McpStdioTransport implements Transport {
     this.onclose?.()
   }
 
+  /**
+   * Splits stdout into lines, each checked against the size cap before it is joined: a message
+   * past the cap is never parsed or delivered, and once the protocol is broken nothing more is
+   * read (the pipe is destroyed, so a server that keeps writing gets EPIPE, and memory stays
+   * bounded by the cap) — docs/decisions/mcp.md, "Hostile servers".
+   */
   private readStdout(chunk: Buffer): void {
+    if (this.protocolFault !== undefined) return
+    const max = this.maxMessageBytes()
     let start = 0
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      if (this.pendingBytes + (newline - start) > max) return this.tooLarge(max)
       this.pending.push(chunk.subarray(start, newline))
       const line = Buffer.concat(this.pending).toString('utf8').replace(/\r$/, '')
       this.pending = []
@@ -130,11 +142,22 @@ export class McpStdioTransport implements Transport {
       if (this.protocolFault !== undefined) return
     }
     if (start < chunk.length) {
+      if (this.pendingBytes + (chunk.length - start) > max) return this.tooLarge(max)
       this.pending.push(chunk.subarray(start))
       this.pendingBytes += chunk.length - start
-      if (this.pendingBytes > (this.limits.maxMessageBytes ?? 64 * 1024 * 1024))
-        this.breakProtocol(`it wrote a message larger than ${this.limits.maxMessageBytes ?? 64 * 1024 * 1024} bytes`)
     }
+  }
+
+  private maxMessageBytes(): number {
+    return this.limits.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
+  }
+
+  /** A message past the cap: what was read of it is dropped, and stdout is read no further. */
+  private tooLarge(max: number): void {
+    this.pending = []
+    this.pendingBytes = 0
+    this.child?.stdout?.destroy()
+    this.breakProtocol(`it wrote a message larger than ${max} bytes (the cap on one MCP message)`)
   }
 
   private readLine(line: string): void {
@@ -154,6 +177,8 @@ export class McpStdioTransport implements Transport {
   private breakProtocol(reason: string): void {
     if (this.protocolFault !== undefined) return
     this.protocolFault = reason
+    this.pending = []
+    this.pendingBytes = 0
     this.onerror?.(new Error(reason))
     void this.close()
   }

@@ -11,6 +11,7 @@ import type { Tool, ToolDef } from '../tools/tool.types.js'
 import type { RetryPolicy } from '../tools/retry.js'
 import type { EventOf, KernelEvent, ToolResultBlock } from '../events/event.schema.js'
 import { schemaFingerprint } from '../tools/tool-manifest.js'
+import { fullName } from '../mcp/names.js'
 import { canonicalJson } from '../util/canonical-json.js'
 import { callKey } from '../events/call-key.js'
 import { TOOL_SEARCH_NAME } from '../tools/builtin/tool-search.tool.js'
@@ -167,7 +168,7 @@ function standIn(events: readonly KernelEvent[], name: string, manifest?: Record
   const { safe, interrupt, verdict, refused, validation } = answersOf(events, name, names)
   const mapped = mappedBlocksOf(events, names)
   const definition = manifest?.definition
-  return buildTool({
+  const tool = buildTool({
     name,
     aliases: manifest?.aliases ?? [],
     description: () => `stand-in for ${name}, built from the log`,
@@ -198,6 +199,12 @@ function standIn(events: readonly KernelEvent[], name: string, manifest?: Record
       mapped.get(toolUseId)?.shift() ?? defaultMapper(output, toolUseId),
     ...timingOf(events, names),
   })
+  // An MCP tool under a cut, hashed name: rules and hook matchers saw its full name too.
+  const listed = events
+    .flatMap((e) => (e.type === 'pool.changed' ? (e.names ?? []) : []))
+    .find((entry) => entry.name === name)
+  const full = listed === undefined ? undefined : fullName(listed)
+  return full === undefined || full === name ? tool : Object.assign(tool, { ruleNames: [full] })
 }
 
 /**

@@ -3,6 +3,8 @@
  * the JSON a hook may answer with. Configuration is checked at createKernel; hook output is a
  * trust boundary checked on every run.
  */
+import { createRequire } from 'node:module'
+import type { RE2JS } from 're2js'
 import { z } from 'zod'
 
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const
@@ -79,9 +81,12 @@ export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60
 
 /**
  * A matcher as a predicate on tool names: empty or `*` matches every tool, `A|B` (plain names)
- * matches exactly those, anything else is a regular expression over the whole name.
+ * matches exactly those, anything else is a regular expression over the whole name, compiled with
+ * RE2 (re2js), whose matching time is linear in the name: a pattern such as `(a|aa)+b` cannot
+ * stall the event loop on every call (docs/decisions/hooks.md, "Hostile hooks").
  *
- * @throws Error for a regular expression that does not compile.
+ * @throws Error for a regular expression that does not compile, or that uses what a linear-time
+ *   engine cannot run (lookaround, backreferences).
  */
 export function compileMatcher(matcher: string | undefined): (toolName: string) => boolean {
   if (matcher === undefined || matcher === '' || matcher === '*') return () => true
@@ -89,13 +94,31 @@ export function compileMatcher(matcher: string | undefined): (toolName: string) 
     const names = new Set(matcher.split('|'))
     return (name) => names.has(name)
   }
-  let regex: RegExp
   try {
-    regex = new RegExp(`^(?:${matcher})$`)
+    // Checked by JavaScript's own parser first, so a plain syntax error reads as one.
+    new RegExp(matcher)
   } catch (error) {
     throw new Error(
       `hook matcher ${JSON.stringify(matcher)} is not a valid regular expression: ${(error as Error).message}`,
     )
   }
-  return (name) => regex.test(name)
+  let regex: RE2JS
+  try {
+    regex = re2().compile(`^(?:${matcher})$`)
+  } catch (error) {
+    throw new Error(
+      `hook matcher ${JSON.stringify(matcher)} uses a feature toolkernel does not run (matchers are compiled with RE2, which runs in time linear in the tool name and has no lookaround or backreferences): ${(error as Error).message}; write it without them`,
+    )
+  }
+  return (name) => regex.matches(name)
+}
+
+let engine: typeof RE2JS | undefined
+/**
+ * re2js, loaded on the first regular-expression matcher: importing it costs tens of milliseconds
+ * at start-up, and most kernels have none (docs/decisions/build-and-layout.md, 137).
+ */
+function re2(): typeof RE2JS {
+  engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS
+  return engine
 }

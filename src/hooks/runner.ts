@@ -13,7 +13,7 @@ import type { HookOutcome, HookRequest, HookRunner } from './hook-runner.js'
 import type { ChildEnvironmentOptions } from '../adapters/child-environment.js'
 import { runHookProcess, type HookProcessResult } from '../adapters/hook-process.js'
 import { describeError } from '../tools/result-text.js'
-import { combineHookResults, type HookResult } from './combine.js'
+import { capHookText, combineHookResults, type HookResult } from './combine.js'
 import {
   compileMatcher,
   DEFAULT_HOOK_TIMEOUT_SECONDS,
@@ -26,6 +26,7 @@ import {
   type HooksConfig,
 } from './config.js'
 import { z } from 'zod'
+import type { Tool } from '../tools/tool.types.js'
 
 export interface HookRunnerOptions {
   cwd: string
@@ -74,22 +75,26 @@ export function createHookRunner(config: HooksConfig | undefined, options: HookR
     )
   }
   const none: CompiledHook[] = []
-  const matching = (event: HookEventName, tool: string) => {
+  // A matcher sees every name the tool is known by: an MCP tool's hashed name and its full name
+  // as listed (Tool.ruleNames), so a guard on the one is never missed by a call of the other.
+  const matching = (event: HookEventName, tool: Tool) => {
     const hooks = compiled.get(event)
-    return hooks === undefined || hooks.length === 0 ? none : hooks.filter((hook) => hook.matches(tool))
+    if (hooks === undefined || hooks.length === 0) return none
+    const names = [tool.name, ...(tool.ruleNames ?? [])]
+    return hooks.filter((hook) => names.some((name) => hook.matches(name)))
   }
   const runProcess = options.runProcess ?? runHookProcess
 
   return {
     has: (phase, tool) =>
       phase === 'pre'
-        ? matching('PreToolUse', tool.name).length > 0
-        : matching('PostToolUse', tool.name).length > 0 || matching('PostToolUseFailure', tool.name).length > 0,
+        ? matching('PreToolUse', tool).length > 0
+        : matching('PostToolUse', tool).length > 0 || matching('PostToolUseFailure', tool).length > 0,
     async run(request, signal): Promise<HookOutcome> {
       const event: HookEventName =
         request.phase === 'pre' ? 'PreToolUse' : request.error === undefined ? 'PostToolUse' : 'PostToolUseFailure'
       const input = hookInput(event, request, options)
-      const hooks = matching(event, request.tool.name)
+      const hooks = matching(event, request.tool)
       const results = await Promise.all(hooks.map((hook) => runOne(hook, { input, signal, options, runProcess })))
       for (const result of results) options.record(finishedEvent(request, result))
       return combineHookResults(results, request.phase)
@@ -145,7 +150,6 @@ async function runOne(hook: CompiledHook, { input, signal, options, runProcess }
     signal,
     ...(options.environment === undefined ? {} : { env: options.environment }),
   })
-  const phase = input.hook_event_name === 'PreToolUse' ? 'pre' : 'post'
   if (result.startError !== undefined)
     return {
       ...base,
@@ -153,7 +157,7 @@ async function runOne(hook: CompiledHook, { input, signal, options, runProcess }
       exitCode: null,
       reason: `${cannot(hook)} be started (${result.startError}), so it could not check the call`,
     }
-  return { ...base, ...readProcess(result, timeoutMs, phase) }
+  return { ...base, ...readProcess(result, timeoutMs, input.hook_event_name) }
 }
 
 /** The start of the reason a hook that could not do its job blocks with. */
@@ -188,7 +192,7 @@ async function runFunction(
     const answer = await Promise.race([Promise.resolve().then(() => fn(input, { signal: own.signal })), timeout])
     if (answer === 'timeout') return { outcome: 'error', error }
     if (answer === undefined || answer === null) return { outcome: 'continue' }
-    return readJson(answer)
+    return readJson(answer, input.hook_event_name)
   } catch (error) {
     return { outcome: 'error', error: `threw: ${describeError(error)}` }
   } finally {
@@ -198,8 +202,8 @@ async function runFunction(
 }
 
 /** What a command hook's exit says: exit 0 reads its JSON, exit 2 blocks, anything else is a noted error. */
-function readProcess(result: HookProcessResult, timeoutMs: number, phase: 'pre' | 'post'): Reading {
-  const wentOn = phase === 'pre' ? 'the call went on' : 'the result stands'
+function readProcess(result: HookProcessResult, timeoutMs: number, event: HookEventName): Reading {
+  const wentOn = event === 'PreToolUse' ? 'the call went on' : 'the result stands'
   const exitCode = result.exitCode
   if (result.timedOut) {
     const killed = result.cleanup ?? 'its process group was killed'
@@ -227,11 +231,11 @@ function readProcess(result: HookProcessResult, timeoutMs: number, phase: 'pre' 
       error: `${how}${stderr === '' ? '' : `: ${stderr.slice(0, 2000)}`}; ${wentOn}`,
     }
   }
-  return readStdout(result.stdout.trim())
+  return readStdout(result.stdout.trim(), event)
 }
 
 /** Exit 0: a JSON object on stdout is the hook's answer; anything else on it is ignored. */
-function readStdout(stdout: string): Reading {
+function readStdout(stdout: string, event: HookEventName): Reading {
   if (!stdout.startsWith('{')) return { outcome: 'continue', exitCode: 0 }
   let json: unknown
   try {
@@ -243,11 +247,18 @@ function readStdout(stdout: string): Reading {
       error: `its stdout is not valid JSON (${(error as Error).message}), so its exit code decides`,
     }
   }
-  return { ...readJson(json), exitCode: 0 }
+  return { ...readJson(json, event), exitCode: 0 }
 }
 
-/** A hook's JSON answer (command stdout, or an in-process hook's return value). */
-function readJson(json: unknown): Reading {
+const RANK = { allow: 0, ask: 1, deny: 2 } as const
+
+/**
+ * A hook's JSON answer (command stdout, or an in-process hook's return value). A
+ * `hookSpecificOutput` labelled for another event is ignored, with a note; within one answer the
+ * strictest decision wins (`decision: "block"` beside `permissionDecision: "allow"` blocks), as
+ * it does across answers.
+ */
+function readJson(json: unknown, event: HookEventName): Reading {
   const parsed = HookOutputSchema.safeParse(json)
   if (!parsed.success)
     return {
@@ -255,21 +266,34 @@ function readJson(json: unknown): Reading {
       error: `its JSON answer has wrongly typed fields: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`,
     }
   const data: HookOutput = parsed.data
-  const specific = data.hookSpecificOutput
+  const notes: string[] = []
+  let specific = data.hookSpecificOutput
+  if (specific?.hookEventName !== undefined && specific.hookEventName !== event) {
+    notes.push(
+      `its hookSpecificOutput is labelled for ${JSON.stringify(specific.hookEventName)}, not ${event}, so it was ignored`,
+    )
+    specific = undefined
+  }
   const legacy = data.decision === 'block' ? 'deny' : data.decision === 'approve' ? 'allow' : undefined
-  const decision = specific?.permissionDecision ?? legacy
-  const reason = specific?.permissionDecisionReason ?? data.reason
+  const own = specific?.permissionDecision
+  const decision = own === undefined || (legacy !== undefined && RANK[legacy] > RANK[own]) ? legacy : own
+  const reason =
+    decision !== undefined && decision === legacy && decision !== own
+      ? (data.reason ?? specific?.permissionDecisionReason)
+      : (specific?.permissionDecisionReason ?? data.reason)
   const updatedInput = specific?.updatedInput ?? data.updatedInput
   const additionalContext = specific?.additionalContext ?? data.additionalContext
   const unknown = Object.keys(data).filter((k) => !KNOWN_FIELDS.has(k))
   const reading: Reading = { outcome: decision === 'deny' ? 'block' : 'continue' }
   if (decision !== undefined) reading.decision = decision
-  if (reason !== undefined) reading.reason = reason
+  if (reason !== undefined) reading.reason = capHookText(reason, 'reason')
   if (updatedInput !== undefined) reading.updatedInput = updatedInput
-  if (additionalContext !== undefined) reading.additionalContext = additionalContext
-  if (data.systemMessage !== undefined) reading.systemMessage = data.systemMessage
-  if (data.continue === false) reading.stopReason = data.stopReason ?? 'a hook asked to stop'
-  if (unknown.length > 0) reading.error = `unknown fields ignored: ${unknown.join(', ')}`
+  if (additionalContext !== undefined) reading.additionalContext = capHookText(additionalContext, 'hook context')
+  if (data.systemMessage !== undefined) reading.systemMessage = capHookText(data.systemMessage, 'system message')
+  if (data.continue === false)
+    reading.stopReason = capHookText(data.stopReason ?? 'a hook asked to stop', 'stop reason')
+  if (unknown.length > 0) notes.push(`unknown fields ignored: ${unknown.join(', ')}`)
+  if (notes.length > 0) reading.error = notes.join('; ')
   return reading
 }
 

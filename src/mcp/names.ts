@@ -39,6 +39,16 @@ export function serverPrefix(server: string): string {
 }
 
 /**
+ * The tool's full name before any cut or hash: `mcp__<server>__<tool>` with only the characters
+ * replaced. Two tools with the same full name are look-alikes (`delete.repo`, `delete_repo`): the
+ * source withholds both. A longer one is the name a rule or a hook matcher may use for the
+ * hashed tool (Tool.ruleNames).
+ */
+export function fullName(id: McpToolIdentity): string {
+  return `mcp__${sanitizeSegment(id.server)}__${sanitizeSegment(id.tool)}`
+}
+
+/**
  * Names for a set of MCP tools. Plain `mcp__<server>__<tool>` where that is short enough and no
  * other tool maps to it; otherwise the name is cut and ends in `_<hash>` of the raw identity.
  * Duplicate identities get one entry. The result is sorted by name.

@@ -9,7 +9,7 @@ import { canonicalJson } from '../util/canonical-json.js'
 import type { McpConnection, McpConnectionState, McpListedTool } from './connection.types.js'
 import { flagsFor } from './flags.js'
 import { parseListedTool } from './listing.js'
-import { allocateNames, type McpNameEntry } from './names.js'
+import { allocateNames, fullName, type McpNameEntry } from './names.js'
 import { prepareSchema, type PreparedSchema } from './schema.js'
 import { buildMcpTool, type McpTool } from './tool.js'
 
@@ -119,12 +119,13 @@ function assemble(
         })
     }
   }
+  const distinct = withoutLookalikes(candidates, diagnostics)
   const names = allocateNames(
-    candidates.map(({ connection, listed }) => ({ server: connection.server, tool: listed.name })),
+    distinct.map(({ connection, listed }) => ({ server: connection.server, tool: listed.name })),
   )
   const nameOf = new Map(names.map((entry) => [JSON.stringify([entry.server, entry.tool]), entry.name]))
   const kept = new Map<string, McpTool>()
-  const tools = candidates.map(({ connection, listed, schema }) => {
+  const tools = distinct.map(({ connection, listed, schema }) => {
     const name = nameOf.get(JSON.stringify([connection.server, listed.name])) as string
     const key = `${name}\u0000${canonicalJson(listed)}`
     let tool = cache.get(key)
@@ -147,6 +148,40 @@ function assemble(
   for (const [key, tool] of kept) cache.set(key, tool)
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { tools, names, diagnostics }
+}
+
+/**
+ * Tools whose full names clash (`delete.repo` beside `delete_repo`) are withheld, all of them:
+ * hashed apart, a deny rule or a guard hook written for `mcp__<server>__delete_repo` would match
+ * neither, and the look-alike would run unchecked (docs/decisions/mcp.md, "Hostile servers").
+ */
+function withoutLookalikes<T extends { connection: McpConnection; listed: McpListedTool }>(
+  candidates: readonly T[],
+  diagnostics: McpDiagnostic[],
+): T[] {
+  const byName = new Map<string, T[]>()
+  for (const candidate of candidates) {
+    const name = fullName({ server: candidate.connection.server, tool: candidate.listed.name })
+    byName.set(name, [...(byName.get(name) ?? []), candidate])
+  }
+  const kept: T[] = []
+  for (const [name, group] of byName) {
+    const tools = new Set(group.map((c) => c.listed.name))
+    // The same name listed twice is one tool (the first entry), as allocateNames has one name for it.
+    if (tools.size === 1) {
+      kept.push(group[0] as T)
+      continue
+    }
+    const listed = [...tools].map((tool) => JSON.stringify(tool)).join(', ')
+    for (const candidate of group)
+      diagnostics.push({
+        kind: 'tool_withheld',
+        server: candidate.connection.server,
+        tool: candidate.listed.name,
+        reason: `its name ${name} is also the name of ${listed} once characters other than letters, digits, _ and - are replaced; look-alikes are all withheld, so that a rule or a hook for one can never miss the other`,
+      })
+  }
+  return kept
 }
 
 function statusOf(connections: readonly McpConnection[]): ToolSourceStatus {

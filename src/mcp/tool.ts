@@ -9,6 +9,7 @@ import type { Tool, ToolContext } from '../tools/tool.types.js'
 import type { McpCallResult, McpConnection, McpListedTool } from './connection.types.js'
 import { McpCallError, outputSchemaText } from './errors.js'
 import type { McpToolFlags } from './flags.js'
+import { fullName } from './names.js'
 import { toResultBlock, toToolOutput, type McpToolOutput } from './results.js'
 import { rawValidator, serverInput, type PreparedSchema } from './schema.js'
 
@@ -70,7 +71,9 @@ export function buildMcpTool(spec: McpToolSpec): McpTool {
     shouldDefer: true,
   })
   const mcp: McpToolInfo = { server, tool: listed.name, flags, trusted: spec.trusted, wrappedInput: schema.wrapped }
-  return Object.assign(tool, { mcp })
+  // A cut, hashed name: rules and hook matchers written for the full name still apply to it.
+  const full = fullName({ server, tool: listed.name })
+  return Object.assign(tool, { mcp, ...(full !== spec.name && { ruleNames: [full] }) })
 }
 
 function approvalText(name: string, server: string, tool: string): string {

@@ -47,10 +47,18 @@ export function parseRule(source: string, behavior: RuleBehavior): PermissionRul
   return specifier === undefined ? { source, behavior, tool } : { source, behavior, tool, specifier: specifier.trim() }
 }
 
-/** Whether the rule names this tool (mcp__server names every tool of that server). */
-export function namesTool(rule: PermissionRule, toolName: string): boolean {
-  if (rule.tool === toolName) return true
-  return rule.tool.startsWith('mcp__') && rule.tool.split('__').length === 2 && toolName.startsWith(`${rule.tool}__`)
+/**
+ * Whether the rule names this tool (mcp__server names every tool of that server). A tool is
+ * matched by its name and by each of its `ruleNames` (an MCP tool's full name before it was cut
+ * and hashed): a rule that names the tool as its server lists it applies to the name that runs.
+ */
+export function namesTool(
+  rule: PermissionRule,
+  tool: string | { name: string; ruleNames?: readonly string[] },
+): boolean {
+  if (typeof tool !== 'string') return [tool.name, ...(tool.ruleNames ?? [])].some((name) => namesTool(rule, name))
+  if (rule.tool === tool) return true
+  return rule.tool.startsWith('mcp__') && rule.tool.split('__').length === 2 && tool.startsWith(`${rule.tool}__`)
 }
 
 /** `path` relative to `base` with forward slashes ('' for base itself), or undefined when it lies outside. */

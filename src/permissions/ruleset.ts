@@ -47,7 +47,11 @@ export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [
 
 /** Why a rule can never match a call of these tools, or undefined when it can. */
 function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | undefined {
-  if (rule.tool.startsWith('mcp__')) return undefined
+  // An MCP tool has no path or command, so a specifier could never match: refused, not ignored.
+  if (rule.tool.startsWith('mcp__'))
+    return rule.specifier === undefined
+      ? undefined
+      : `has a specifier, but MCP tools take none; write ${rule.tool} alone`
   const tool = tools.find((t) => t.name === rule.tool)
   if (tool === undefined && readRuleReaches(rule, tools)) return undefined
   if (tool === undefined) {
@@ -90,7 +94,7 @@ export function matchRules(rules: RuleSet, tool: Tool, input: unknown, cwd: stri
 /** Deny and ask rules match a compound command when any part (or the whole) matches. */
 function matchesAny(rule: PermissionRule, tool: Tool, input: unknown, cwd: string, judge?: PathJudge): boolean {
   if (!appliesTo(rule, tool)) return false
-  if (rule.specifier === undefined) return namesTool(rule, tool.name)
+  if (rule.specifier === undefined) return namesTool(rule, tool)
   const command = commandOf(tool, input)
   if (command !== undefined) return denyMatches(rule.specifier, analyzeCommand(command))
   const path = pathOf(tool, input)
@@ -103,7 +107,7 @@ function matchesAny(rule: PermissionRule, tool: Tool, input: unknown, cwd: strin
  * without a path names Read only (matchesAny); allow rules never come here (allowedBy).
  */
 function appliesTo(rule: PermissionRule, tool: Tool): boolean {
-  return namesTool(rule, tool.name) || (rule.tool === 'Read' && tool.category === 'search')
+  return namesTool(rule, tool) || (rule.tool === 'Read' && tool.category === 'search')
 }
 
 /**
@@ -137,7 +141,7 @@ function allowedBy(
   cwd: string,
   judge?: PathJudge,
 ): string | undefined {
-  const mine = rules.filter((r) => namesTool(r, tool.name))
+  const mine = rules.filter((r) => namesTool(r, tool))
   // No allow rule names the tool: nothing to match, so the command's parts are not prepared.
   if (mine.length === 0) return undefined
   const whole = mine.find((r) => r.specifier === undefined)
@@ -226,5 +230,5 @@ export function suggestRules(tool: Tool, input: unknown, cwd: string): string[] 
 
 /** A tool a deny rule names without a specifier: never offered to the model. */
 export function deniedOutright(rules: RuleSet, tool: Tool): boolean {
-  return rules.deny.some((rule) => rule.specifier === undefined && namesTool(rule, tool.name))
+  return rules.deny.some((rule) => rule.specifier === undefined && namesTool(rule, tool))
 }

@@ -173,4 +173,10 @@ export interface Tool<I = any, O = any, P = any> extends Required<
   readonly shellCommand: ToolDef<I, O, P>['shellCommand']
   readonly category: string | undefined
   readonly searchHint: string | undefined
+  /**
+   * Other names permission rules and hook matchers know this tool by, besides `name`: an MCP
+   * tool's full `mcp__<server>__<tool>` before it was cut to 64 characters and hashed, so a rule or
+   * a guard hook written for the name the server lists applies to the name that runs.
+   */
+  readonly ruleNames?: readonly string[]
 }
