@@ -7,10 +7,11 @@
  */
 import type { ProcessResult, ProcessRunner } from '../ports/index.js'
 import type { ProcessRunOptions } from '../ports/process-runner.port.js'
+import type { Sandbox } from '../ports/sandbox.port.js'
 import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
-import { describeCleanup, spawnProcess, type SpawnOutcome } from './spawn-process.js'
+import { describeCleanup, sandboxFor, spawnProcess, type SpawnOutcome } from './spawn-process.js'
 
 /** How a process runner is set up. */
 export interface ProcessRunnerOptions {
@@ -18,6 +19,11 @@ export interface ProcessRunnerOptions {
   readonly env?: ChildEnvironmentOptions
   /** Output past which a command is stopped (default 64 MiB). */
   readonly maxOutputBytes?: number
+  /**
+   * The sandbox commands run in unless a run names its own (docs/decisions/processes.md, 125).
+   * Absent: none.
+   */
+  readonly sandbox?: Sandbox
 }
 
 /** What every Bash command gets, whatever the host has: no pager waits for a keypress. */
@@ -34,9 +40,13 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
   return {
     async run(command, runOptions) {
       if (runOptions.signal.aborted) return { ...emptyResult(), aborted: true }
+      const sandbox = sandboxFor(runOptions.sandbox ?? options.sandbox)
+      // Fails closed: a sandbox that cannot run stops the command from starting at all.
+      const problem = sandbox === undefined ? undefined : await sandbox.check()
+      if (problem !== undefined) return { ...emptyResult(), startError: problem }
       // Built per run: a variable the app sets later in process.env reaches later commands, as before.
       const env = buildChildEnvironment(options.env, BASH_DEFAULTS)
-      return runBash(command, runOptions, env, maxOutputBytes)
+      return runBash(command, runOptions, env, maxOutputBytes, sandbox)
     },
   }
 }
@@ -52,6 +62,7 @@ async function runBash(
   { cwd, timeoutMs, signal, onOutput, openOutputFile }: ProcessRunOptions,
   env: Record<string, string>,
   maxOutputBytes: number,
+  sandbox: Sandbox | undefined,
 ): Promise<ProcessResult> {
   const progress = onOutput === undefined ? undefined : createProgressReporter(onOutput)
   const capture = new OutputCapture({
@@ -77,6 +88,7 @@ async function runBash(
     onStderr: onChunk,
     // On abort the interrupted result is built from progress right away: report what is buffered.
     onEnding: () => progress?.flush(),
+    ...(sandbox === undefined ? {} : { sandbox }),
   })
   const outcome = await child.done
   progress?.end()

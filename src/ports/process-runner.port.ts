@@ -1,4 +1,5 @@
 import type { ResultWriter } from './result-store.port.js'
+import type { Sandbox } from './sandbox.port.js'
 
 /**
  * How a shell command ended. Its output (stdout and stderr merged in the order written) is kept
@@ -47,6 +48,11 @@ export interface ProcessRunOptions {
   onOutput?: (chunk: string) => void
   /** Opens where the full output streams once it outgrows memory; absent: its middle is dropped. */
   openOutputFile?: () => Promise<ResultWriter>
+  /**
+   * The sandbox this run's command runs in, overriding the runner's own (a tool's override, see
+   * ToolSandboxes). A runner that cannot apply it must not run the command.
+   */
+  sandbox?: Sandbox
 }
 
 /**

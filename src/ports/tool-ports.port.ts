@@ -4,6 +4,7 @@ import type { FileSystem } from './file-system.port.js'
 import type { IdGenerator } from './ids.port.js'
 import type { ProcessRunner } from './process-runner.port.js'
 import type { ResultStore } from './result-store.port.js'
+import type { ToolSandboxes } from './sandbox.port.js'
 import type { SessionState } from './session-state.port.js'
 import type { ShellAnalyzer } from './shell-analyzer.port.js'
 
@@ -19,4 +20,9 @@ export interface ToolPorts {
   readonly results: ResultStore
   /** The kernel's shell analysis: whether a command only reads (Bash's read-only verdict). */
   readonly shell: ShellAnalyzer
+  /**
+   * The OS sandbox each tool's processes run in, when the app configured one: a tool that starts
+   * processes passes `forTool(its name)` to `processes.run` so a tool-level override applies.
+   */
+  readonly sandbox?: ToolSandboxes
 }

@@ -107,6 +107,8 @@ export const Bash = buildTool<BashInput, BashOutput>({
       timeoutMs,
       signal,
       onOutput: onProgress,
+      // The OS sandbox the app configured, with Bash's own override (docs/sandbox.md).
+      ...(ports.sandbox === undefined ? {} : { sandbox: ports.sandbox.forTool('Bash') }),
       ...(open === undefined ? {} : { openOutputFile: () => open({ turnId, toolUseId }) }),
     })
     if (result.startError !== undefined) throw new Error(`the command could not be started: ${result.startError}`)
