@@ -4,7 +4,7 @@
  * a command left behind.
  */
 import { existsSync, readdirSync, readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -47,9 +47,12 @@ export interface Listener {
 
 export async function listen(): Promise<Listener> {
   let count = 0
+  const sockets = new Set<Socket>()
   const server: Server = createServer((socket) => {
     count++
+    sockets.add(socket)
     socket.on('error', () => {})
+    socket.on('close', () => sockets.delete(socket))
     socket.end('hello\n')
   })
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
@@ -58,7 +61,12 @@ export async function listen(): Promise<Listener> {
   return {
     port: address.port,
     connections: () => count,
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    close: () =>
+      new Promise<void>((done) => {
+        // A client that keeps its half open (ssh, curl) would hold close() forever.
+        for (const socket of sockets) socket.destroy()
+        server.close(() => done())
+      }),
   }
 }
 
