@@ -8,7 +8,15 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { Bash, buildTool, createBubblewrap, createKernel, type KernelOptions } from '../../src/index.js'
+import {
+  Bash,
+  buildTool,
+  createBubblewrap,
+  createKernel,
+  replay,
+  type KernelOptions,
+  type SandboxOptions,
+} from '../../src/index.js'
 import { bubblewrap } from '../programs.js'
 import { listen, makePlace, nodeConnect, removePlaces, type Place } from './sandbox.fixtures.js'
 
@@ -20,7 +28,7 @@ const noop = buildTool({
   inputSchema: z.strictObject({}),
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  call: () => 'ok',
+  call: async () => 'ok',
 })
 
 async function bash(place: Place, command: string, options: Partial<KernelOptions> = {}) {
@@ -41,7 +49,7 @@ async function bash(place: Place, command: string, options: Partial<KernelOption
 }
 
 describe('the sandbox option is checked at createKernel', () => {
-  const make = (sandbox: unknown) => () => createKernel({ tools: [noop], sandbox: sandbox as KernelOptions['sandbox'] })
+  const make = (sandbox: unknown) => () => createKernel({ tools: [noop], sandbox: sandbox as SandboxOptions })
 
   it.for([
     [{ mode: 'container' }, /sandbox\.mode must be one of read-only, workspace-write, off, got "container"/],
@@ -156,5 +164,27 @@ describe.skipIf(!bubblewrap)('Bash and hooks in the kernel sandbox (needs bubble
     } finally {
       await server.close()
     }
+  })
+})
+
+describe('replay sees the sandbox a log was recorded with', () => {
+  it('a log recorded with a sandbox replays without a divergence, its sandbox recorded again', async () => {
+    const place = makePlace()
+    const kernel = createKernel({
+      tools: [noop],
+      cwd: place.ws,
+      sandbox: { mode: 'read-only', network: 'on', tools: { Noop: { mode: 'off' } } },
+    })
+    await kernel.runTurn({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Noop', input: {} }],
+      stop_reason: 'tool_use',
+    })
+    const result = await replay(kernel.log.read(), { tools: [noop] })
+    expect(result.ok, JSON.stringify(result)).toBe(true)
+    if (result.ok)
+      expect(result.log.find((e) => e.type === 'session.configured')).toMatchObject({
+        sandbox: { mode: 'read-only', network: 'on', tools: { Noop: { mode: 'off' } } },
+      })
   })
 })
