@@ -57,6 +57,8 @@ const variants = {
   'spawn bash -c true': raw('bash', ['-c', 'true']),
   'spawn bwrap … bash -c true': raw('bwrap', [
     ...BWRAP,
+    '--cap-drop',
+    'ALL',
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-net',

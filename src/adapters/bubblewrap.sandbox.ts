@@ -11,6 +11,7 @@
  * - A PID namespace whose init is killed with bwrap (`--die-with-parent`): every process the command
  *   starts, a `setsid` daemon or a double fork too, dies when it ends.
  * - `network: 'off'`: a network namespace of its own, with only a loopback nobody else is on.
+ * - No capabilities (`--cap-drop ALL`), even when the app runs as root.
  * - The environment is what the caller gives the spawn (the allowlist, child-environment.ts):
  *   bwrap passes it through unchanged.
  *
@@ -81,7 +82,9 @@ export function bubblewrapArgs(policy: SandboxPolicy, scope: SandboxScope, cwd: 
   const write = policy.mode === 'workspace-write'
   for (const root of roots) args.push(write ? '--bind' : '--ro-bind', root, root)
   if (write) for (const path of protectedIn(roots, scope)) args.push('--ro-bind', path, path)
-  args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent')
+  // Run as root, bwrap keeps every capability unless told otherwise: the command could remount the
+  // read-only root writable (a test row did). Dropped always; for other users it is bwrap's default.
+  args.push('--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--die-with-parent')
   if (policy.network === 'off') args.push('--unshare-net')
   args.push('--chdir', cwd)
   return args

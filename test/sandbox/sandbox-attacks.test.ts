@@ -64,6 +64,13 @@ const ROWS: Row[] = [
   },
   { name: 'a plain redirect outside', command: 'echo x > {out}/X', effect: 'writes-outside' },
   {
+    // As root, bwrap keeps every capability unless told otherwise: the read-only root could be remounted.
+    name: 'remount / writable, then write outside',
+    command:
+      'mount -o remount,rw / 2>/dev/null; unshare -m sh -c "mount -o remount,rw /; touch {out}/X"; touch {out}/X',
+    effect: 'writes-outside',
+  },
+  {
     name: 'make runs a recipe that writes outside',
     needs: ['make'],
     setup: (place) => writeFileSync(join(place.ws, 'Makefile'), `all:\n\ttouch ${place.out}/X\n`),
