@@ -170,6 +170,8 @@ function child(title, args, env = {}) {
 }
 const more = [
   child('Bash true through the kernel ÷ raw spawn', ['bench/bash.mjs']),
+  // Issue 30: the OS sandbox's cost per command (not measured where bubblewrap is missing).
+  child('Bash true in the sandbox ÷ without', ['bench/sandbox.mjs']),
   child('Start-up', ['bench/startup.mjs']),
   child('Heap kept per finished call', ['--expose-gc', 'bench/memory.mjs']),
   child('Loading a 100k-event JSONL log', ['bench/load-log.mjs']),

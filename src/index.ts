@@ -136,6 +136,19 @@ export {
   DEFAULT_ENVIRONMENT_ALLOWLIST,
   type ChildEnvironmentOptions,
 } from './adapters/child-environment.js'
+// The OS sandbox for Bash and command hooks (docs/sandbox.md).
+export { createBubblewrap, type BubblewrapOptions } from './adapters/bubblewrap.sandbox.js'
+export type { SandboxOptions, SandboxSettings, SandboxConfig } from './sandbox-config.js'
+export type {
+  CommandLine,
+  Sandbox,
+  SandboxMode,
+  SandboxNetwork,
+  SandboxPolicy,
+  SandboxProvider,
+  SandboxScope,
+  ToolSandboxes,
+} from './ports/index.js'
 export type { Clock, IdGenerator, EventLog, ResultStore, ResultKey, ResultWriter } from './ports/index.js'
 export { createFileSearch, type FileSearchOptions } from './adapters/file-search.js'
 export type {

@@ -47,6 +47,8 @@ import { isAbsolute } from 'node:path'
 import { createProcessRunner } from './adapters/process-runner.js'
 import { createBackgroundShells } from './adapters/background-shells.js'
 import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
+import type { SandboxProvider } from './ports/sandbox.port.js'
+import { buildSandboxes, checkSandboxOptions, type SandboxConfig, type SandboxOptions } from './sandbox-config.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
 import { SessionContext } from './actors/turn/session-context.js'
@@ -117,6 +119,12 @@ export interface KernelOptions {
    */
   environment?: ChildEnvironmentOptions
   /**
+   * An OS sandbox for Bash and command hooks (docs/sandbox.md): `mode` `read-only`,
+   * `workspace-write` or `off`; `network` `'off'` (default) or `'on'`; more `writable` paths; a
+   * tool's own settings in `tools`. Where it cannot run (no bubblewrap), calls fail, never unsandboxed.
+   */
+  sandbox?: SandboxOptions
+  /**
    * Every capability the kernel and the tools use, replaceable in one place (tests, replay, an
    * app's own file system): time, ids, the file system, the shell, file search, and the hook
    * runner (which replaces running the `hooks` configuration altogether). Default: the real ones.
@@ -150,6 +158,8 @@ export interface KernelOptions {
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
 export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | 'fs' | 'processes' | 'search'>> {
   readonly hookRunner?: HookRunner
+  /** What builds the `sandbox` option's sandboxes. Default: bubblewrap found on PATH. */
+  readonly sandbox?: SandboxProvider
 }
 
 /**
@@ -542,6 +552,8 @@ interface KernelConfig {
   approvals: 'park' | 'deny'
   /** Deadlines (docs/design.md §Deadlines and retries). */
   timing: { defaultTimeoutMs: number | undefined; graceMs: number }
+  /** The sandbox option, checked (recorded in the log). */
+  sandbox: SandboxConfig | undefined
 }
 
 function resolveConfig(options: KernelOptions): KernelConfig {
@@ -583,6 +595,7 @@ function resolveConfig(options: KernelOptions): KernelConfig {
     progressLogChars: options.progressLogChars ?? PROGRESS_LOG_CHARS,
     judge,
     rules: compileRules(options.permissions, registry.tools, judge),
+    sandbox: checkSandboxOptions(options.sandbox),
     permissions: {
       mode,
       allow: [...(options.permissions?.allow ?? [])],
@@ -612,7 +625,17 @@ function buildServices(
   const sessionId = ids.next('session')
   const env = options.environment
   const results = options.results ?? createDefaultResultStore()
-  const processes = options.ports?.processes ?? createProcessRunner(env !== undefined ? { env } : {})
+  const sandboxes = buildSandboxes(
+    config.sandbox,
+    { ...judge, ...(results.dir === undefined ? {} : { resultsDir: results.dir }) },
+    options.ports?.sandbox,
+  )
+  const processes =
+    options.ports?.processes ??
+    createProcessRunner({
+      ...(env !== undefined ? { env } : {}),
+      ...(sandboxes !== undefined ? { sandbox: sandboxes.kernel } : {}),
+    })
   return {
     registry,
     // The pool changes between turns: what an unknown-tool text offers is read when it is needed.
@@ -632,6 +655,7 @@ function buildServices(
       search: options.ports?.search ?? createFileSearch(),
       session: mapSession(),
       shell: KERNEL_SHELL,
+      ...(sandboxes !== undefined ? { sandbox: sandboxes.tools } : {}),
     },
     hooks:
       options.ports?.hookRunner ??
@@ -644,6 +668,7 @@ function buildServices(
         },
         record,
         ...(env !== undefined ? { environment: env } : {}),
+        ...(sandboxes !== undefined ? { sandbox: sandboxes.kernel } : {}),
       }),
     // Grants live in the log: a kernel over a resumed log honours the ones given before.
     permissions: createPermissionPolicy({

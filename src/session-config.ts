@@ -4,6 +4,8 @@
  */
 import type { KernelEventInput } from './events/event.schema.js'
 import type { HooksConfig } from './hooks/config.js'
+import type { SandboxPolicy } from './ports/sandbox.port.js'
+import type { SandboxConfig } from './sandbox-config.js'
 import { toolManifest } from './tools/tool-manifest.js'
 import type { Tool } from './tools/tool.types.js'
 import { TOOLKERNEL_VERSION } from './version.js'
@@ -24,6 +26,8 @@ export interface SessionSettings {
   progressLogChars: number
   /** The kernel's deadline settings, recorded when it has a default deadline. */
   timing?: { defaultTimeoutMs: number | undefined; graceMs: number }
+  /** The sandbox Bash and command hooks run in, when the app configured one. */
+  sandbox?: SandboxConfig | undefined
 }
 
 export function sessionConfigured(turnId: string, settings: SessionSettings): KernelEventInput {
@@ -45,6 +49,7 @@ export function sessionConfigured(turnId: string, settings: SessionSettings): Ke
     asks: settings.asks,
     approvals: settings.approvals,
     ...(settings.pool !== undefined ? { pool: settings.pool } : {}),
+    ...(settings.sandbox !== undefined ? { sandbox: sandboxSummary(settings.sandbox) } : {}),
     tools: settings.tools.map(toolManifest),
   }
 }
@@ -68,4 +73,21 @@ function timingLimits(timing: SessionSettings['timing']): { toolTimeoutMs?: numb
   const ms = timing?.defaultTimeoutMs
   if (timing === undefined || ms === undefined || !Number.isFinite(ms)) return {}
   return { toolTimeoutMs: ms, timeoutGraceMs: timing.graceMs }
+}
+
+type PolicyRecord = { mode: string; network: string; writable: string[] }
+
+/** The sandbox as the log keeps it: each policy's mode, network and writable paths (and each tool's). */
+function sandboxSummary(config: SandboxConfig): PolicyRecord & { tools?: Record<string, PolicyRecord> } {
+  const record = (policy: SandboxPolicy): PolicyRecord => ({
+    mode: policy.mode,
+    network: policy.network,
+    writable: [...policy.writable],
+  })
+  const tools = config.tools
+  if (tools === undefined) return record(config)
+  return {
+    ...record(config),
+    tools: Object.fromEntries(Object.entries(tools).map(([name, policy]) => [name, record(policy)])),
+  }
 }

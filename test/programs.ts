@@ -57,3 +57,10 @@ export const postgres = note(
 )
   ? postgresDir
   : undefined
+
+/** Whether bubblewrap runs here with the namespaces the sandbox uses (a PID and a network namespace). */
+export const bubblewrap = note(
+  'bubblewrap (bwrap)',
+  runs('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', '--die-with-parent', 'true']),
+  'the tests that run commands in the OS sandbox (the fail-closed tests still run)',
+)

@@ -3,8 +3,9 @@
  * process group, the same kill policy as Bash), stdout and stderr kept apart and capped, in an
  * environment built from an allowlist.
  */
+import type { Sandbox } from '../ports/sandbox.port.js'
 import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
-import { describeCleanup, spawnProcess, type SpawnedProcess } from './spawn-process.js'
+import { describeCleanup, sandboxFor, spawnProcess, type SpawnedProcess } from './spawn-process.js'
 
 export interface HookProcessResult {
   exitCode: number | null
@@ -33,6 +34,8 @@ export interface HookProcessOptions {
   signal: AbortSignal
   /** The hook's environment (default: the allowlist alone). */
   env?: ChildEnvironmentOptions
+  /** The sandbox the hook runs in (docs/decisions/processes.md, 125). Absent: none. */
+  sandbox?: Sandbox
 }
 
 export async function runHookProcess(command: string, options: HookProcessOptions): Promise<HookProcessResult> {
@@ -46,6 +49,10 @@ export async function runHookProcess(command: string, options: HookProcessOption
       problem: 'the turn was interrupted before the hook ran',
       interrupted: true,
     }
+  const sandbox = sandboxFor(options.sandbox)
+  // Fails closed: a hook that cannot run in its sandbox does not run (the runner blocks the call).
+  const problem = sandbox === undefined ? undefined : await sandbox.check()
+  if (problem !== undefined) return { exitCode: null, stdout: '', stderr: '', timedOut: false, startError: problem }
   const stdout = new CappedText(HOOK_OUTPUT_LIMIT)
   const stderr = new CappedText(HOOK_OUTPUT_LIMIT)
   const keep = (text: CappedText) => (chunk: Buffer) => {
@@ -60,6 +67,7 @@ export async function runHookProcess(command: string, options: HookProcessOption
     signal: options.signal,
     onStdout: keep(stdout),
     onStderr: keep(stderr),
+    ...(sandbox === undefined ? {} : { sandbox }),
   })
   const outcome = await child.done
   const result: HookProcessResult = {

@@ -8,11 +8,12 @@
 import type { ProcessResult, ProcessRunner } from '../ports/index.js'
 import type { ProcessRunOptions } from '../ports/process-runner.port.js'
 import { startBackgroundProcess } from './background-process.js'
+import type { Sandbox } from '../ports/sandbox.port.js'
 import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
 import { withCwdReport } from './cwd-report.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
-import { describeCleanup, spawnProcess, type SpawnOutcome } from './spawn-process.js'
+import { describeCleanup, sandboxFor, spawnProcess, type SpawnOutcome } from './spawn-process.js'
 
 /** How a process runner is set up. */
 export interface ProcessRunnerOptions {
@@ -20,6 +21,11 @@ export interface ProcessRunnerOptions {
   readonly env?: ChildEnvironmentOptions
   /** Output past which a command is stopped (default 64 MiB). */
   readonly maxOutputBytes?: number
+  /**
+   * The sandbox commands run in unless a run names its own (docs/decisions/processes.md, 125).
+   * Absent: none.
+   */
+  readonly sandbox?: Sandbox
 }
 
 /** What every Bash command gets, whatever the host has: no pager waits for a keypress. */
@@ -36,12 +42,16 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
   return {
     async run(command, runOptions) {
       if (runOptions.signal.aborted) return { ...emptyResult(), aborted: true }
+      const sandbox = sandboxFor(runOptions.sandbox ?? options.sandbox)
+      // Fails closed: a sandbox that cannot run stops the command from starting at all.
+      const problem = sandbox === undefined ? undefined : await sandbox.check()
+      if (problem !== undefined) return { ...emptyResult(), startError: problem }
       // Built per run: a variable the app sets later in process.env reaches later commands, as before.
       const env = { ...buildChildEnvironment(options.env, BASH_DEFAULTS), ...runOptions.env }
-      if (runOptions.reportCwd !== true) return runBash(command, runOptions, env, maxOutputBytes)
+      if (runOptions.reportCwd !== true) return runBash(command, runOptions, env, maxOutputBytes, sandbox)
       // Where the shell ended up, for the session's next call (docs/session-context.md §Bash).
       const report = withCwdReport(command)
-      const result = await runBash(report.script, runOptions, env, maxOutputBytes)
+      const result = await runBash(report.script, runOptions, env, maxOutputBytes, sandbox)
       const cwd = await report.read()
       return cwd === undefined ? result : { ...result, cwd }
     },
@@ -62,6 +72,7 @@ async function runBash(
   { cwd, timeoutMs, signal, onOutput, openOutputFile }: ProcessRunOptions,
   env: Record<string, string>,
   maxOutputBytes: number,
+  sandbox: Sandbox | undefined,
 ): Promise<ProcessResult> {
   const progress = onOutput === undefined ? undefined : createProgressReporter(onOutput)
   const capture = new OutputCapture({
@@ -87,6 +98,7 @@ async function runBash(
     onStderr: onChunk,
     // On abort the interrupted result is built from progress right away: report what is buffered.
     onEnding: () => progress?.flush(),
+    ...(sandbox === undefined ? {} : { sandbox }),
   })
   const outcome = await child.done
   progress?.end()

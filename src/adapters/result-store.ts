@@ -35,6 +35,7 @@ export function resultFileName(key: ResultKey, attempt = 0): string {
 export function createDirectoryResultStore(dir: string): ResultStore {
   const root = resolve(dir)
   return {
+    dir: root,
     async save(key, content) {
       const { path, handle } = await createFile(root, key, '')
       try {

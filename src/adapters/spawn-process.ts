@@ -18,6 +18,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import type { Writable } from 'node:stream'
+import type { Sandbox } from '../ports/sandbox.port.js'
 import {
   descendantsOf,
   descriptorTarget,
@@ -52,6 +53,11 @@ export interface SpawnRequest {
   onEnding?(): void
   readonly killGraceMs?: number
   readonly pipeGraceMs?: number
+  /**
+   * The sandbox the shell runs in (docs/decisions/processes.md, 125); the caller has checked it
+   * can run. Absent: none.
+   */
+  readonly sandbox?: Sandbox
 }
 
 /** How the run ended. */
@@ -89,6 +95,11 @@ export interface SpawnedProcess {
   readonly done: Promise<SpawnOutcome>
   /** The shell's pid (its process group's id); undefined when it did not start. */
   readonly pid: number | undefined
+}
+
+/** The sandbox to apply, or undefined when there is none or its mode is `off`. */
+export function sandboxFor(sandbox: Sandbox | undefined): Sandbox | undefined {
+  return sandbox === undefined || sandbox.policy.mode === 'off' ? undefined : sandbox
 }
 
 /** Starts `bash` with `request.script` under the kill policy above. */
@@ -158,7 +169,9 @@ class ShellRun {
     const { request } = this
     // --norc: bash sources ~/.bashrc when its stdin is a socket (as a hook's is), which would run
     // the user's shell setup before every hook and could write into its JSON answer.
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', `${prelude(request)}\n${request.script}`], {
+    const shell = { file: 'bash', args: ['--norc', '--noprofile', '-c', `${prelude(request)}\n${request.script}`] }
+    const line = request.sandbox?.wrap(shell, request.cwd) ?? shell
+    const child = spawn(line.file, line.args, {
       cwd: request.cwd,
       env: request.env,
       detached: true,
@@ -201,7 +214,7 @@ class ShellRun {
 
   private failedToStart(error: Error): void {
     const startError = existsSync(this.request.cwd)
-      ? `bash could not be started (${error.message})`
+      ? `${this.request.sandbox === undefined ? 'bash' : 'the sandbox'} could not be started (${error.message})`
       : `the working directory ${this.request.cwd} does not exist (${error.message})`
     this.outcome.end = 'not-started'
     this.finish(startError)

@@ -135,6 +135,17 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
         }),
       })
       .optional(),
+    /** The OS sandbox Bash and command hooks ran in (issue 30), when the app configured one; each tool's own. */
+    sandbox: z
+      .object({
+        mode: z.string(),
+        network: z.string(),
+        writable: z.array(z.string()),
+        tools: z
+          .record(z.string(), z.object({ mode: z.string(), network: z.string(), writable: z.array(z.string()) }))
+          .optional(),
+      })
+      .optional(),
     tools: z.array(
       z.object({
         name: z.string(),

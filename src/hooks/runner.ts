@@ -11,6 +11,7 @@
 import type { KernelEventInput } from '../events/event.schema.js'
 import type { HookOutcome, HookRequest, HookRunner } from './hook-runner.js'
 import type { ChildEnvironmentOptions } from '../adapters/child-environment.js'
+import type { Sandbox } from '../ports/sandbox.port.js'
 import { runHookProcess, type HookProcessResult } from '../adapters/hook-process.js'
 import { describeError } from '../tools/result-text.js'
 import { capHookText, combineHookResults, type HookResult } from './combine.js'
@@ -37,6 +38,8 @@ export interface HookRunnerOptions {
   runProcess?: typeof runHookProcess
   /** Command hooks' environment: the default allowlist, plus what the app adds. */
   environment?: ChildEnvironmentOptions
+  /** The sandbox command hooks run in (docs/decisions/processes.md, 125). Absent: none. */
+  sandbox?: Sandbox
 }
 
 interface CompiledHook {
@@ -149,6 +152,7 @@ async function runOne(hook: CompiledHook, { input, signal, options, runProcess }
     timeoutMs,
     signal,
     ...(options.environment === undefined ? {} : { env: options.environment }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   })
   if (result.startError !== undefined)
     return {

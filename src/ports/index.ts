@@ -21,3 +21,13 @@ export type { GlobMatch, GlobOptions, GlobResult, GrepOptions, GrepResult, FileS
 export type { SessionState } from './session-state.port.js'
 export type { CommandVerdict, ShellAnalyzer } from './shell-analyzer.port.js'
 export type { ToolPorts } from './tool-ports.port.js'
+export type {
+  CommandLine,
+  Sandbox,
+  SandboxMode,
+  SandboxNetwork,
+  SandboxPolicy,
+  SandboxProvider,
+  SandboxScope,
+  ToolSandboxes,
+} from './sandbox.port.js'

@@ -1,4 +1,5 @@
 import type { ResultWriter } from './result-store.port.js'
+import type { Sandbox } from './sandbox.port.js'
 
 /**
  * How a shell command ended. Its output (stdout and stderr merged in the order written) is kept
@@ -53,6 +54,11 @@ export interface ProcessRunOptions {
   reportCwd?: boolean
   /** Environment entries set on top of the runner's own (the session's, docs/session-context.md). */
   env?: Readonly<Record<string, string>>
+  /**
+   * The sandbox this run's command runs in, overriding the runner's own (a tool's override, see
+   * ToolSandboxes). A runner that cannot apply it must not run the command.
+   */
+  sandbox?: Sandbox
 }
 
 /**

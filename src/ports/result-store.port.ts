@@ -15,6 +15,8 @@ export interface ResultWriter {
 
 /** Where oversize tool output goes (the budget step, and tools that stream large output). */
 export interface ResultStore {
+  /** The directory the store keeps its files in, when it is one (an OS sandbox keeps it writable). */
+  readonly dir?: string
   /** Saves `content` under a name derived from `key` (never outside the store) and returns its path. */
   save(key: ResultKey, content: string): Promise<string>
   /**

@@ -5,6 +5,7 @@ import type { FileSystem } from './file-system.port.js'
 import type { IdGenerator } from './ids.port.js'
 import type { ProcessRunner } from './process-runner.port.js'
 import type { ResultStore } from './result-store.port.js'
+import type { ToolSandboxes } from './sandbox.port.js'
 import type { SessionState } from './session-state.port.js'
 import type { ShellAnalyzer } from './shell-analyzer.port.js'
 
@@ -25,4 +26,9 @@ export interface ToolPorts {
    * (ports an app built itself): background commands are refused with a message saying so.
    */
   readonly shells?: BackgroundShells
+  /**
+   * The OS sandbox each tool's processes run in, when the app configured one: a tool that starts
+   * processes passes `forTool(its name)` to `processes.run` so a tool-level override applies.
+   */
+  readonly sandbox?: ToolSandboxes
 }

@@ -135,6 +135,8 @@ export const Bash = buildTool<BashInput, BashOutput>({
       timeoutMs,
       signal,
       onOutput: onProgress,
+      // The OS sandbox the app configured, with Bash's own override (docs/sandbox.md).
+      ...(ports.sandbox === undefined ? {} : { sandbox: ports.sandbox.forTool('Bash') }),
       ...(open === undefined ? {} : { openOutputFile: () => open({ turnId, toolUseId }) }),
       // The session's environment entries, and where the shell ends up (the next call starts there).
       ...(session === undefined ? {} : { reportCwd: true, env: session.env }),

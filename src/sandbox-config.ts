@@ -1,0 +1,109 @@
+/**
+ * `createKernel({ sandbox })`: the options checked once (what cannot work throws at createKernel),
+ * and the sandboxes built from them — the kernel's, and each tool's override
+ * (docs/decisions/processes.md, 125; docs/sandbox.md).
+ */
+import { createBubblewrap } from './adapters/bubblewrap.sandbox.js'
+import { unsandboxed } from './adapters/bubblewrap.sandbox.js'
+import type {
+  Sandbox,
+  SandboxMode,
+  SandboxNetwork,
+  SandboxPolicy,
+  SandboxProvider,
+  SandboxScope,
+  ToolSandboxes,
+} from './ports/sandbox.port.js'
+import { isAbsolute } from 'node:path'
+
+export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'off']
+
+/** One sandbox's settings as an app writes them. */
+export interface SandboxSettings {
+  /**
+   * `read-only`: nothing is writable; `workspace-write`: the working directory, the result store and
+   * `writable`; `off`: no sandbox.
+   */
+  mode?: SandboxMode
+  /**
+   * Default `'off'`: the command has no network at all. `{ allowDomains }` (a proxy allowlist) is not
+   * supported yet and is refused.
+   */
+  network?: SandboxNetwork | { allowDomains: readonly string[] }
+  /** More absolute paths writable in `workspace-write` (they must exist when a command runs). */
+  writable?: readonly string[]
+}
+
+/**
+ * The OS sandbox Bash and command hooks run in. Tools may override it by name.
+ *
+ * @example
+ * createKernel({ tools, sandbox: { mode: 'workspace-write', tools: { Bash: { network: 'on' } } } })
+ */
+export interface SandboxOptions extends SandboxSettings {
+  mode: SandboxMode
+  /** Per tool (by name): settings that replace the kernel's for the processes that tool runs. */
+  tools?: Readonly<Record<string, SandboxSettings>>
+}
+
+/** The sandbox configuration, checked: what session.configured records. */
+export interface SandboxConfig extends SandboxPolicy {
+  tools?: Record<string, SandboxPolicy>
+}
+
+/** Checks `createKernel`'s `sandbox` option; undefined when it was not given. */
+export function checkSandboxOptions(options: SandboxOptions | undefined): SandboxConfig | undefined {
+  if (options === undefined) return undefined
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`createKernel: sandbox must be an object such as { mode: 'workspace-write' }`)
+  if (options.mode === undefined)
+    throw new TypeError(`createKernel: sandbox.mode is required (one of ${SANDBOX_MODES.join(', ')})`)
+  const base = policyOf(options, undefined, 'sandbox')
+  const tools = options.tools
+  if (tools === undefined) return base
+  if (tools === null || typeof tools !== 'object' || Array.isArray(tools))
+    throw new TypeError('createKernel: sandbox.tools must map tool names to sandbox settings')
+  const own: Record<string, SandboxPolicy> = {}
+  for (const [name, settings] of Object.entries(tools)) own[name] = policyOf(settings, base, `sandbox.tools.${name}`)
+  return { ...base, tools: own }
+}
+
+function policyOf(settings: SandboxSettings, base: SandboxPolicy | undefined, where: string): SandboxPolicy {
+  if (settings === null || typeof settings !== 'object') throw new TypeError(`createKernel: ${where} must be an object`)
+  const mode = settings.mode ?? base?.mode ?? 'off'
+  if (!SANDBOX_MODES.includes(mode))
+    throw new Error(
+      `createKernel: ${where}.mode must be one of ${SANDBOX_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    )
+  const network = settings.network ?? base?.network ?? 'off'
+  if (typeof network === 'object' && network !== null && 'allowDomains' in network)
+    throw new Error(
+      `createKernel: ${where}.network { allowDomains } is not supported yet (a domain allowlist needs a proxy the sandbox is pointed at; see docs/sandbox.md): use 'off' (no network) or 'on' (all of it)`,
+    )
+  if (network !== 'off' && network !== 'on')
+    throw new Error(`createKernel: ${where}.network must be 'off' or 'on', got ${JSON.stringify(network)}`)
+  const writable = settings.writable ?? base?.writable ?? []
+  if (!Array.isArray(writable) || writable.some((path) => typeof path !== 'string' || !isAbsolute(path)))
+    throw new Error(`createKernel: ${where}.writable must be a list of absolute paths, got ${JSON.stringify(writable)}`)
+  return { mode, network, writable: [...writable] }
+}
+
+/** The sandboxes of one kernel: its own (for every process it starts) and each tool's. */
+export interface KernelSandboxes {
+  readonly kernel: Sandbox
+  readonly tools: ToolSandboxes
+}
+
+/** Builds the configured sandboxes with `provider` (default: bubblewrap, checked once for them all). */
+export function buildSandboxes(
+  config: SandboxConfig | undefined,
+  scope: SandboxScope,
+  provider: SandboxProvider = createBubblewrap(),
+): KernelSandboxes | undefined {
+  if (config === undefined) return undefined
+  const make = (policy: SandboxPolicy): Sandbox =>
+    policy.mode === 'off' ? unsandboxed(policy) : provider.create(policy, scope)
+  const kernel = make({ mode: config.mode, network: config.network, writable: config.writable })
+  const own = new Map(Object.entries(config.tools ?? {}).map(([name, policy]) => [name, make(policy)]))
+  return { kernel, tools: { forTool: (name) => own.get(name) ?? kernel } }
+}
