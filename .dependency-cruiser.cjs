@@ -19,7 +19,7 @@ const FLOORS = [
   { name: 'hooks', paths: ['hooks/'] },
   { name: 'actors', paths: ['actors/'] },
   { name: 'the-composition-root', paths: ['kernel\\.ts$', 'session-config\\.ts$'] },
-  { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/'] },
+  { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/', 'loop/'] },
   { name: 'entries', paths: ['cli/', 'index\\.ts$', 'internal\\.ts$', 'mcp\\.ts$', 'require\\.cts$'] },
 ]
 const onFloors = (floors) => `^src/(${floors.flatMap((floor) => floor.paths).join('|')})`
