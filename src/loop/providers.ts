@@ -71,7 +71,7 @@ export type AnthropicResponseOf<C extends AnthropicClient> = ResolvedOf<Anthropi
  */
 export type AnthropicParams<C extends AnthropicClient> = Omit<BodyOf<AnthropicCreateOf<C>>, 'messages' | 'stream'>
 
-/** OpenAI's client (`new OpenAI()`) for Chat Completions, or anything with `chat.completions.create` (and `.stream`). */
+/** OpenAI's client (`new OpenAI()`) for Chat Completions, or anything with `chat.completions.create` (`.stream`). */
 export type OpenAIChatClient = { chat: { completions: { create: AnyCreate; stream?: AnyStream } } } | AnyCreate
 type ChatCreateOf<C> = C extends AnyCreate ? C : C extends { chat: { completions: { create: infer F } } } ? F : never
 /** `ChatCompletionMessageParam`, read from the client. */
