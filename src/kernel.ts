@@ -38,6 +38,7 @@ import { isAbsolute } from 'node:path'
 import { createProcessRunner } from './adapters/process-runner.js'
 import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
 import { ToolRegistry } from './tools/tool-registry.js'
+import { checkApiToolsOptions, checkKernelOptions, checkTurnOptions } from './kernel-options.js'
 import type { Tool } from './tools/tool.types.js'
 
 export const DEFAULT_MAX_CONCURRENCY = 10
@@ -217,6 +218,7 @@ export function createKernelInternals(
   options: KernelOptions,
   internal: { legacyDispatch?: boolean; observeCalls?: CallObserver } = {},
 ): KernelInternals {
+  checkKernelOptions(options)
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
   const ids = options.ports?.ids ?? randomIds
@@ -283,6 +285,7 @@ export function createKernelInternals(
   }
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
+    checkTurnOptions('kernel.runTurn', turnOptions)
     const { uses, stopReason } = toolUsesOf(message)
     const voids = stopReason !== null && stopReason !== 'tool_use'
     // A message cut short, or a turn already aborted, must start nothing before its end voids it.
@@ -300,8 +303,10 @@ export function createKernelInternals(
     get tools() {
       return pool.tools
     },
-    apiTools: <F extends ApiFormat = 'anthropic'>(apiOptions?: { format: F }) =>
-      pool.apiTools(checkFormat(apiOptions?.format ?? 'anthropic') as F),
+    apiTools: <F extends ApiFormat = 'anthropic'>(apiOptions?: { format: F }) => {
+      checkApiToolsOptions(apiOptions)
+      return pool.apiTools(checkFormat(apiOptions?.format ?? 'anthropic') as F)
+    },
     registerTools: (tools) => pool.register(assertTools(tools, 'registerTools')),
     removeTools: (names) => pool.remove(names),
     refreshTools: () => {
@@ -324,6 +329,7 @@ export function createKernelInternals(
       return createKernelInternals({ ...options, tools: pool.appTools(), log: stored })
     },
     startTurn: (turnOptions = {}) => {
+      checkTurnOptions('kernel.startTurn', turnOptions)
       const turn = open('stream', turnOptions.earlyStart ?? config.earlyStart)
       turn.attach(turnOptions.signal)
       return turn
@@ -371,6 +377,8 @@ function storeKernel(options: KernelOptions): KernelInternals {
   return new Proxy(own as KernelInternals, {
     get: (target, key) => {
       if (key in target) return target[key as keyof KernelInternals]
+      // Not a kernel member: \`await kernel\` reads \`then\`, inspection reads symbols. Both see none.
+      if (key === 'then' || typeof key === 'symbol') return undefined
       if (key === 'tools' && inner === undefined) return options.tools
       const value: unknown = get()[key as keyof KernelInternals]
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(inner) : value

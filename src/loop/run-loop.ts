@@ -1,12 +1,12 @@
 /**
  * `runLoop`: the provider loop every app writes — ask the model, run its tool calls as one
  * kernel turn, append both messages, stop when the model is done, cap the steps — once, for the
- * three APIs the kernel speaks (docs/decisions/build-and-layout.md, "toolkernel/loop").
+ * three APIs the kernel speaks (decision 130).
  */
 import type { Kernel } from '../kernel.js'
 import type { Turn, TurnResult } from '../actors/turn/turn.types.js'
 import { toolUsesOf } from '../intake/assistant-message.js'
-import { checkOptionsObject } from '../util/known-options.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 import type { LoopModel } from './providers.js'
 
 /** Steps a loop takes at most unless `maxSteps` says otherwise. */
@@ -76,7 +76,16 @@ export interface LoopResult<M, R> {
   held?: TurnResult
 }
 
-const LOOP_OPTIONS = ['model', 'kernel', 'messages', 'stream', 'stopWhen', 'maxSteps', 'signal', 'onStep']
+const LOOP_OPTIONS = optionNames<LoopOptions<unknown, unknown>>()(
+  'model',
+  'kernel',
+  'messages',
+  'stream',
+  'stopWhen',
+  'maxSteps',
+  'signal',
+  'onStep',
+)
 
 /**
  * Runs the model and the kernel in turn until the model stops calling tools, `stopWhen` or

@@ -1,8 +1,7 @@
 /**
  * One check for every public function that takes an options object: a key it does not know is
- * refused with the ones it takes, never ignored (docs/decisions/build-and-layout.md, "No silent
- * options"). An option misspelled or taken from another library's API would otherwise change
- * nothing and say nothing.
+ * refused with the ones it takes, never ignored (decision 131). An option misspelled or taken
+ * from another library's API would otherwise change nothing and say nothing.
  */
 
 /**
@@ -31,4 +30,21 @@ export function checkOptionsObject(where: string, options: unknown, known: reado
       `${where}: options must be an object { ${known.join(', ')} }, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : JSON.stringify(options)}`,
     )
   checkKnownOptions(where, options, known)
+}
+
+/** `L` when it names every key of `T`; else a type that says which are missing. */
+type Exhaustive<T, L extends readonly PropertyKey[]> = [Exclude<keyof T, L[number]>] extends [never]
+  ? L
+  : { missing: Exclude<keyof T, L[number]> }
+
+/**
+ * The option names of an options interface, checked at compile time to be all of its keys: an
+ * option added to the interface and not here is a type error naming it (so it cannot be refused
+ * as unknown by mistake).
+ *
+ * @example
+ * const NAMES = optionNames<JsonlLogOptions>()('fsync', 'onProgress', 'retainTurns')
+ */
+export function optionNames<T>() {
+  return <const L extends ReadonlyArray<keyof T & string>>(...names: L & Exhaustive<T, L>): readonly string[] => names
 }
