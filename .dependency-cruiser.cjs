@@ -18,8 +18,11 @@ const FLOORS = [
   { name: 'adapters', paths: ['adapters/'] },
   { name: 'hooks', paths: ['hooks/'] },
   { name: 'actors', paths: ['actors/'] },
-  { name: 'the-composition-root', paths: ['kernel\\.ts$', 'session-config\\.ts$', 'sandbox-config\\.ts$'] },
-  { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/'] },
+  {
+    name: 'the-composition-root',
+    paths: ['kernel\\.ts$', 'kernel-options\\.ts$', 'session-config\\.ts$', 'sandbox-config\\.ts$'],
+  },
+  { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/', 'loop/'] },
   { name: 'entries', paths: ['cli/', 'index\\.ts$', 'internal\\.ts$', 'mcp\\.ts$', 'require\\.cts$'] },
 ]
 const onFloors = (floors) => `^src/(${floors.flatMap((floor) => floor.paths).join('|')})`

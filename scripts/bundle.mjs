@@ -26,6 +26,7 @@ const entries = {
   mcp: 'src/mcp.ts',
   'postgres/index': 'src/postgres/index.ts',
   'ai-sdk/index': 'src/ai-sdk/index.ts',
+  'loop/index': 'src/loop/index.ts',
   'cli/main': 'src/cli/main.ts',
 }
 const cwd = new URL('.', root).pathname

@@ -50,6 +50,7 @@ import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
 import type { SandboxProvider } from './ports/sandbox.port.js'
 import { buildSandboxes, checkSandboxOptions, type SandboxConfig, type SandboxOptions } from './sandbox-config.js'
 import { ToolRegistry } from './tools/tool-registry.js'
+import { checkApiToolsOptions, checkKernelOptions, checkTurnOptions } from './kernel-options.js'
 import type { Tool } from './tools/tool.types.js'
 import { SessionContext } from './actors/turn/session-context.js'
 import { realDirectoryOf } from './adapters/real-directory.js'
@@ -304,6 +305,7 @@ export function createKernelInternals(
   options: KernelOptions,
   internal: { legacyDispatch?: boolean; observeCalls?: CallObserver; timers?: CallTimers } = {},
 ): KernelInternals {
+  checkKernelOptions(options)
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
   const ids = options.ports?.ids ?? randomIds
@@ -414,6 +416,7 @@ export function createKernelInternals(
   }
 
   async function runTurn(message: AssistantMessage, turnOptions: TurnOptions = {}): Promise<TurnResult> {
+    checkTurnOptions('kernel.runTurn', turnOptions)
     const { uses, stopReason } = toolUsesOf(message)
     const voids = stopReason !== null && stopReason !== 'tool_use'
     // A message cut short, or a turn already aborted, must start nothing before its end voids it.
@@ -437,8 +440,10 @@ export function createKernelInternals(
     get tools() {
       return pool.tools
     },
-    apiTools: <F extends ApiFormat = 'anthropic'>(apiOptions?: { format: F }) =>
-      pool.apiTools(checkFormat(apiOptions?.format ?? 'anthropic') as F),
+    apiTools: <F extends ApiFormat = 'anthropic'>(apiOptions?: { format: F }) => {
+      checkApiToolsOptions(apiOptions)
+      return pool.apiTools(checkFormat(apiOptions?.format ?? 'anthropic') as F)
+    },
     registerTools: (tools) => pool.register(assertTools(tools, 'registerTools')),
     removeTools: (names) => pool.remove(names),
     refreshTools: () => {
@@ -476,6 +481,7 @@ export function createKernelInternals(
       return resumed
     },
     startTurn: (turnOptions = {}) => {
+      checkTurnOptions('kernel.startTurn', turnOptions)
       const turn = open('stream', turnOptions.earlyStart ?? config.earlyStart)
       turn.attach(turnOptions.signal)
       return turn
@@ -527,6 +533,8 @@ function storeKernel(options: KernelOptions): KernelInternals {
   return new Proxy(own as KernelInternals, {
     get: (target, key) => {
       if (key in target) return target[key as keyof KernelInternals]
+      // Not a kernel member: \`await kernel\` reads \`then\`, inspection reads symbols. Both see none.
+      if (key === 'then' || typeof key === 'symbol') return undefined
       if (key === 'tools' && inner === undefined) return options.tools
       const value: unknown = get()[key as keyof KernelInternals]
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(inner) : value

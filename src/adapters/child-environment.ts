@@ -4,6 +4,7 @@
  * environment hands it every API key and token the app holds; a command that needs one gets it
  * because the app passes it (`allow` or `set`), not by accident.
  */
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 /** The variables a child process gets from the host by default: what shells and tools need to work. */
 export const DEFAULT_ENVIRONMENT_ALLOWLIST: readonly string[] = [
@@ -40,6 +41,8 @@ export interface ChildEnvironmentOptions {
   readonly from?: NodeJS.ProcessEnv
 }
 
+export const CHILD_ENVIRONMENT_OPTIONS = optionNames<ChildEnvironmentOptions>()('allow', 'set', 'from')
+
 /**
  * The environment for a child process: the allowlisted variables the host has, then `defaults`
  * (what the runner itself needs, e.g. `TERM=dumb` for Bash), then the app's `set`.
@@ -51,6 +54,7 @@ export function buildChildEnvironment(
   options: ChildEnvironmentOptions = {},
   defaults: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
+  checkOptionsObject('buildChildEnvironment', options, CHILD_ENVIRONMENT_OPTIONS)
   const from = options.from ?? process.env
   const names = [...DEFAULT_ENVIRONMENT_ALLOWLIST, ...(options.allow ?? [])]
   const exact = names.filter((name) => !name.endsWith('*'))

@@ -14,6 +14,7 @@ import { describeKind, kindOf } from './node-fs.js'
 import { ripgrepSearch } from './ripgrep-search.js'
 import { abortError } from './search-errors.js'
 import { expandBraces, gitignoreGlob, walkFiles } from './search-walk.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 export { ALWAYS_IGNORED } from './search-walk.js'
 
@@ -128,6 +129,13 @@ async function rootIsFile(root: string): Promise<boolean> {
   throw new Error(`${root} is ${describeKind(kind)}, not a regular file or a directory; Grep searches only those`)
 }
 
+const FILE_SEARCH_OPTIONS = optionNames<FileSearchOptions>()(
+  'ripgrep',
+  'ripgrepCommand',
+  'timeoutMs',
+  'builtinPieceBytes',
+)
+
 /**
  * The real file search.
  *
@@ -135,6 +143,7 @@ async function rootIsFile(root: string): Promise<boolean> {
  * const search = createFileSearch({ ripgrep: false, timeoutMs: 5_000 }) // built-in, 5 s per search
  */
 export function createFileSearch(options: FileSearchOptions = {}): FileSearch {
+  checkOptionsObject('createFileSearch', options, FILE_SEARCH_OPTIONS)
   const command = options.ripgrepCommand ?? 'rg'
   return {
     glob: globFiles,

@@ -27,6 +27,7 @@ import type { KernelEvent } from '../events/event.schema.js'
 import { readJsonlFile } from './jsonl-log.store.js'
 import { MemoryEventStore, type LeaseState } from './memory-event.store.js'
 import { systemClock } from './system.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 export interface JsonlEventStoreOptions {
   /** Default 'fences'. */
@@ -102,6 +103,8 @@ class JsonlEventStore extends MemoryEventStore {
   }
 }
 
+const JSONL_EVENT_STORE_OPTIONS = optionNames<JsonlEventStoreOptions>()('fsync', 'clock')
+
 /**
  * An event store in the directory `dir` (created if missing). Reopening repairs what a crash
  * leaves (a torn last line) and refuses a file with corrupt lines.
@@ -110,5 +113,6 @@ class JsonlEventStore extends MemoryEventStore {
  * const store = createJsonlEventStore('.toolkernel/sessions', { fsync: 'fences' })
  */
 export function createJsonlEventStore(dir: string, options: JsonlEventStoreOptions = {}): EventStore {
+  checkOptionsObject('createJsonlEventStore', options, JSONL_EVENT_STORE_OPTIONS)
   return new JsonlEventStore(dir, options.clock ?? systemClock, options.fsync ?? 'fences')
 }

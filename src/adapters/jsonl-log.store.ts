@@ -5,6 +5,7 @@ import { toJsonLine } from '../events/jsonl.js'
 import { readJsonlFd, type JsonlFileContents } from './jsonl-file.js'
 import { StampingLog, turnWindow } from './memory-log.store.js'
 import { systemClock } from './system.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 export interface JsonlLogOptions {
   /**
@@ -23,6 +24,8 @@ export interface JsonlLogOptions {
   retainTurns?: number
 }
 
+const JSONL_LOG_OPTIONS = optionNames<JsonlLogOptions>()('fsync', 'onProgress', 'retainTurns')
+
 /**
  * An append-only JSONL event log on disk. Appends are stamped in memory and group-committed:
  * the lines gathered since the last write go out in one `writeSync` (a parallel batch is one
@@ -36,6 +39,7 @@ export interface JsonlLogOptions {
  * to a log we cannot read back); the file is then left as it was.
  */
 export function createJsonlLog(path: string, clock: Clock = systemClock, options: JsonlLogOptions = {}): EventLog {
+  checkOptionsObject('createJsonlLog', options, JSONL_LOG_OPTIONS)
   const window = turnWindow(options.retainTurns, 'createJsonlLog')
   const fd = openSync(path, 'a+')
   let history: JsonlFileContents

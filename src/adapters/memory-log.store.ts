@@ -2,6 +2,7 @@ import { Subject, type Observable } from 'rxjs'
 import type { Clock, EventLog } from '../ports/index.js'
 import { systemClock } from './system.js'
 import { EVENT_VERSION, type KernelEvent, type KernelEventInput } from '../events/event.schema.js'
+import { checkKnownOptions, optionNames } from '../util/known-options.js'
 
 /**
  * Stamps events with the envelope and keeps them in order. The shared core of every store:
@@ -150,14 +151,15 @@ export interface MemoryLogOptions {
   retainTurns?: number
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set(['history', 'retainTurns'])
+const MEMORY_LOG_OPTIONS = optionNames<MemoryLogOptions>()('history', 'retainTurns')
 
 /**
  * An event log held in memory: the default, and what tests use. It keeps every event unless
  * `retainTurns` says otherwise; then `read()` is the retained part in seq order (seqs have gaps
  * where events were dropped, and never repeat), while `events$` still publishes every event.
  *
- * @throws RangeError for a `retainTurns` that is not a whole number ≥ 1 (or `Infinity`), or an unknown option.
+ * @throws RangeError for a `retainTurns` that is not a whole number ≥ 1 (or `Infinity`); TypeError for an
+ * unknown option.
  * @example
  * const log = createMemoryLog({ now: () => Date.now() })
  * log.events$.subscribe((e) => console.log(e.type))
@@ -193,9 +195,7 @@ function checkOptions(options: MemoryLogOptions): MemoryLogOptions {
     throw new RangeError(
       `createMemoryLog: the second argument is a history (an array) or options, got ${String(options)}`,
     )
-  const unknown = Object.keys(options).find((key) => !OPTION_KEYS.has(key))
-  if (unknown !== undefined)
-    throw new RangeError(`createMemoryLog: unknown option "${unknown}" (known: history, retainTurns)`)
+  checkKnownOptions('createMemoryLog', options, MEMORY_LOG_OPTIONS)
   if (options.history !== undefined && !Array.isArray(options.history))
     throw new RangeError('createMemoryLog: history must be an array of events')
   return options

@@ -9,11 +9,12 @@ import type { ProcessResult, ProcessRunner } from '../ports/index.js'
 import type { ProcessRunOptions } from '../ports/process-runner.port.js'
 import { startBackgroundProcess } from './background-process.js'
 import type { Sandbox } from '../ports/sandbox.port.js'
-import { buildChildEnvironment, type ChildEnvironmentOptions } from './child-environment.js'
+import { buildChildEnvironment, CHILD_ENVIRONMENT_OPTIONS, type ChildEnvironmentOptions } from './child-environment.js'
 import { withCwdReport } from './cwd-report.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
 import { describeCleanup, sandboxFor, spawnProcess, type SpawnOutcome } from './spawn-process.js'
+import { checkKnownOptions, checkOptionsObject, optionNames } from '../util/known-options.js'
 
 /** How a process runner is set up. */
 export interface ProcessRunnerOptions {
@@ -31,6 +32,8 @@ export interface ProcessRunnerOptions {
 /** What every Bash command gets, whatever the host has: no pager waits for a keypress. */
 const BASH_DEFAULTS = { TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' }
 
+const PROCESS_RUNNER_OPTIONS = optionNames<ProcessRunnerOptions>()('env', 'maxOutputBytes', 'sandbox')
+
 /**
  * A process runner for Bash.
  *
@@ -38,6 +41,8 @@ const BASH_DEFAULTS = { TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' }
  * createKernel({ tools, ports: { processes: createProcessRunner({ env: { allow: ['CI'] } }) } })
  */
 export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
+  checkOptionsObject('createProcessRunner', options, PROCESS_RUNNER_OPTIONS)
+  checkKnownOptions('createProcessRunner: env', options.env, CHILD_ENVIRONMENT_OPTIONS)
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
   return {
     async run(command, runOptions) {

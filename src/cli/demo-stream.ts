@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Kernel } from '../kernel.js'
 import { parseSSE } from '../intake/sse.js'
+import { summarizeTurn } from './turn-summary.js'
 
 const EVENT_GAP_MS = 25
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -15,6 +16,7 @@ export async function streamDemo(
   root: string,
   streamFile: string,
   out: (line: string) => void,
+  verbose = false,
 ): Promise<void> {
   // The recording's paths point at /project; they are mapped onto the temporary copy.
   const body = readFileSync(streamFile, 'utf8').replaceAll('/project', JSON.stringify(root).slice(1, -1))
@@ -37,7 +39,8 @@ export async function streamDemo(
   const first = await turn.result()
   await watching
   out(`  ${at()}  result message ready: ${first.message.content.length} tool_result blocks, in tool_use order`)
-  out(JSON.stringify(first.message, null, 2))
+  if (verbose) out(JSON.stringify(first.message, null, 2))
+  else for (const line of summarizeTurn(first.events)) out(`  ${line}`)
 
   out('\n2. An interrupted turn: a slow command is running and a Write waits behind it; the user presses Esc:\n')
   const controller = new AbortController()
@@ -64,6 +67,7 @@ export async function streamDemo(
       break
   }
   controller.abort('the user pressed Esc')
-  const { message } = await second.result()
-  out(JSON.stringify(message, null, 2))
+  const interrupted = await second.result()
+  if (verbose) out(JSON.stringify(interrupted.message, null, 2))
+  else for (const line of summarizeTurn(interrupted.events)) out(`  ${line}`)
 }

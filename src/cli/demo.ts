@@ -16,6 +16,7 @@ import { createKernel, type Kernel } from '../kernel.js'
 import { projectTimeline } from '../projections/timeline.projection.js'
 import { builtinTools } from '../tools/builtin/index.js'
 import { streamDemo } from './demo-stream.js'
+import { summarizeTurn } from './turn-summary.js'
 import { z } from 'zod'
 import { buildTool } from '../tools/build-tool.js'
 import type * as DemoMcp from './demo-mcp.js'
@@ -26,11 +27,13 @@ export interface DemoOptions {
   out: (line: string) => void
   /** Replay a recorded stream and an interrupted turn instead of the batch scenario. */
   stream?: boolean
+  /** Print every turn's batches, events and tool_result message, not only its summary. */
+  verbose?: boolean
 }
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/demo/', import.meta.url))
 
-export async function runDemo({ logPath, out, stream = false }: DemoOptions): Promise<void> {
+export async function runDemo({ logPath, out, stream = false, verbose = false }: DemoOptions): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'toolkernel-demo-'))
   const root = join(scratch, 'project')
   try {
@@ -73,10 +76,11 @@ export async function runDemo({ logPath, out, stream = false }: DemoOptions): Pr
     out(
       `toolkernel demo${stream ? ' --stream' : ''}: the built-in tools over a copy of fixtures/demo/project in ${root}\n`,
     )
-    if (stream) await streamDemo(kernel, root, join(FIXTURES, 'stream.sse'), out)
-    else await codingScenario(kernel, root, out)
+    if (stream) await streamDemo(kernel, root, join(FIXTURES, 'stream.sse'), out, verbose)
+    else await codingScenario(kernel, root, out, verbose)
     log.close()
     out(`\nEvent log (JSONL): ${path}`)
+    if (!verbose) out('Every event, batch and tool_result message of each turn: toolkernel demo --verbose')
     if (!stream) {
       await poolScenario(join(dirname(path), 'pool.jsonl'), out)
       await mcpSection(out, root)
@@ -107,7 +111,12 @@ async function mcpSection(out: (line: string) => void, cwd: string): Promise<voi
   await demo.runMcpDemo({ out, cwd })
 }
 
-async function codingScenario(kernel: Kernel, root: string, out: (line: string) => void): Promise<void> {
+async function codingScenario(
+  kernel: Kernel,
+  root: string,
+  out: (line: string) => void,
+  verbose: boolean,
+): Promise<void> {
   const file = (p: string) => join(root, p)
   const turns: Array<{ title: string; calls: Array<[string, string, unknown]> }> = [
     {
@@ -165,7 +174,8 @@ async function codingScenario(kernel: Kernel, root: string, out: (line: string) 
       role: 'assistant',
       content: turn.calls.map(([id, name, input]) => ({ type: 'tool_use', id, name, input })),
     })
-    printTurn(result, out)
+    if (verbose) printTurn(result, out)
+    else for (const line of summarizeTurn(result.events)) out(line)
   }
 }
 

@@ -4,14 +4,16 @@ const LOG = `<log> is a JSONL event log file, or a session in PostgreSQL: postgr
 const SKIP_CORRUPT = `  --skip-corrupt  go on past lines that are not events (each one is reported on stderr)`
 const HELP_FLAG = `  -h, --help      show this text`
 
-const DEMO = `usage: toolkernel demo [--stream] [--log PATH]
+const DEMO = `usage: toolkernel demo [--stream] [--verbose] [--log PATH]
 
 Runs a scripted coding turn through the kernel with the built-in tools, in a scratch directory,
-and prints what happened; the event log it writes is one to try the other commands on.
+and prints a summary of each turn (its calls, their outcomes, the time); the event log it writes
+is one to try the other commands on.
 
 options:
   --log PATH      where to write the event log (default .toolkernel/demo.jsonl)
   --stream        replay a recorded model stream instead, then interrupt a turn
+  --verbose       print each turn in full: its batches, every event, the tool_result message
 ${HELP_FLAG}`
 
 const REPLAY = `usage: toolkernel replay <log> [--tools MODULE] [--quiet] [--skip-corrupt]

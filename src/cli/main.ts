@@ -30,13 +30,22 @@ export async function main(
       const parsed = parse(
         command,
         rest,
-        { log: { type: 'string', default: '.toolkernel/demo.jsonl' }, stream: { type: 'boolean', default: false } },
+        {
+          log: { type: 'string', default: '.toolkernel/demo.jsonl' },
+          stream: { type: 'boolean', default: false },
+          verbose: { type: 'boolean', default: false },
+        },
         err,
       )
       if (parsed === undefined) return 2
       // Loaded only here: the demo pulls in the whole kernel, which the log commands do not need.
       const { runDemo } = await import('./demo.js')
-      await runDemo({ logPath: String(parsed.log), out, stream: parsed.stream === true })
+      await runDemo({
+        logPath: String(parsed.log),
+        out,
+        stream: parsed.stream === true,
+        verbose: parsed.verbose === true,
+      })
       return 0
     }
     case 'replay':

@@ -77,10 +77,12 @@ export function createTelemetryExporter(options: TelemetryExporterOptions): Tele
   const start = (record: SpanRecord, parent: Context): Span => {
     const ids = deriveIds(session, record.key)
     const links = record.links.map((key) => linkTo(session, record, key))
+    // The GenAI conventions' conversation: the app's session, on every span it names one for.
+    const attributes = session === '' ? record.attributes : { ...record.attributes, 'gen_ai.conversation.id': session }
     const span = withIds(ids, () =>
       options.tracer.startSpan(
         record.name,
-        { kind: SpanKind.INTERNAL, startTime: hrTime(record.startMs), attributes: record.attributes, links },
+        { kind: SpanKind.INTERNAL, startTime: hrTime(record.startMs), attributes, links },
         parent,
       ),
     )

@@ -174,8 +174,14 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
   const turns = new Map<string, TurnState>()
   // By turn, then id: the same tool_use id may come back in a later turn.
   const calls = new Map<string, Map<string, CallState>>()
+  // The MCP tools the pool took in (pool.changed `names`): their calls carry the MCP attributes.
+  const mcp = new Map<string, { server: string; tool: string }>()
   return {
     apply(event) {
+      if (event.type === 'pool.changed') {
+        for (const name of event.removed) mcp.delete(name)
+        for (const { name, server, tool } of event.names ?? []) mcp.set(name, { server, tool })
+      }
       if (!('toolUseId' in event)) return applyTurnEvent(event, turns, calls, options)
       let open = calls.get(event.turnId)
       if (event.type === 'tool.requested') {
@@ -194,7 +200,7 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
         if (event.outcome !== 'success') turn.failed += 1
       }
       const out: TelemetryRecords = { spans: [], metrics: [] }
-      finishCall(call, event, turn?.startMs ?? call.requestedAt, options, out)
+      finishCall(call, event, turn?.startMs ?? call.requestedAt, options, out, mcp.get(call.tool ?? call.requestedName))
       return out
     },
   }
@@ -417,6 +423,7 @@ function finishCall(
   turnStartMs: number,
   o: TelemetryOptions,
   out: TelemetryRecords,
+  mcp?: { server: string; tool: string },
 ): void {
   const name = (call.tool ?? call.requestedName).slice(0, 64)
   // An error block is an error for telemetry even when no step failed (a mapper may answer with one).
@@ -427,6 +434,13 @@ function finishCall(
   const base = `call|${call.turnId}|${call.toolUseId}`
   const key = keyOf(o, base)
   const attributes = callAttributes(call, result, name, errorType, o)
+  if (mcp !== undefined) {
+    // The MCP conventions' request, as far as the log knows it: the method, and which server and
+    // tool the name stands for (session id and transport are the connection's, not in the log).
+    attributes['mcp.method.name'] = 'tools/call'
+    attributes['toolkernel.mcp.server'] = mcp.server
+    attributes['toolkernel.mcp.tool'] = mcp.tool
+  }
   const span: SpanRecord = {
     key,
     turnKey: keyOf(o, `turn|${call.turnId}`),

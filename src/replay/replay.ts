@@ -30,6 +30,7 @@ import type { CallTimers } from '../actors/tool-call/call-timing.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
 import { changeContext, type ContextChange } from '../tools/context-change.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 export interface ReplayOptions {
   tools: readonly Tool[]
@@ -95,6 +96,15 @@ class SaveFailed extends Error {}
 /** Output marker for a result the recording persisted: replay maps it from the saved file. */
 const PERSISTED = Symbol('persisted output')
 
+const REPLAY_OPTIONS = optionNames<ReplayOptions>()(
+  'tools',
+  'cwd',
+  'permissions',
+  'messageBudgetChars',
+  'readResult',
+  'inputNotChecked',
+)
+
 /**
  * Re-executes a log and compares.
  *
@@ -103,6 +113,7 @@ const PERSISTED = Symbol('persisted output')
  * if (!result.ok) console.log(result.divergence.message)
  */
 export async function replay(recordedLog: readonly KernelEvent[], options: ReplayOptions): Promise<ReplayResult> {
+  checkOptionsObject('replay', options, REPLAY_OPTIONS)
   const order = checkLogOrder(recordedLog)
   if (!order.ok) {
     const at = recordedLog.find((e) => e.seq === order.seq)

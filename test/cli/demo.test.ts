@@ -13,27 +13,35 @@ const dir = mkdtempSync(join(tmpdir(), 'toolkernel-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('toolkernel demo', () => {
-  it('runs the coding scenario and writes a log that re-projects to what it printed', async () => {
+  it('runs the coding scenario, prints a summary per turn, and writes a log of every turn', async () => {
     const log = join(dir, 'demo.jsonl')
     const { stdout } = await run('node', [bin, 'demo', '--log', log])
-    expect(stdout).toContain('batch 0: toolu_01_grep, toolu_02_glob')
-    expect(stdout).toContain('No such tool: \\"Serch\\"')
-    expect(stdout).toContain('check passed: greet works')
-    // Bash streams output this large to the result store itself, and shows its head and tail.
+    // A summary per turn (calls, batches, outcomes, time), a line per call; the full listing is --verbose.
+    expect(stdout).toMatch(/=== Turn 1: .*\n4 calls in 3 batches, \d+ ms: 2 success, 2 error\n/)
+    expect(stdout).toMatch(/ {2}toolu_01_grep +Grep +success +\d+ ms\n/)
     expect(stdout).toMatch(
-      /\[… \d+ bytes omitted; the full output \(228894 bytes\) is in \S+stream-toolu_09_seq-[0-9a-f]{12}\.txt — read parts of it with Read/,
+      /toolu_03_search +Serch +error +\d+ ms {2}rejected at parse \(unknown_tool\): No such tool: "Serch"/,
     )
+    expect(stdout).toMatch(/=== Turn 3: Fix the greeting\n1 call in 1 batch, \d+ ms: 1 success\n/)
+    expect(stdout).toContain('Every event, batch and tool_result message of each turn: toolkernel demo --verbose')
+    expect(stdout).not.toContain('"tool_use_id"')
+    expect(stdout.length).toBeLessThan(10_000)
     const parsed = parseJsonl(readFileSync(log, 'utf8'))
     expect(parsed.corrupt).toEqual([])
     const messages = projectMessages(parsed.events)
     expect(messages).toHaveLength(5)
+    expect(JSON.stringify(messages[1])).toContain('check passed: greet works')
+    // Bash streams output this large to the result store itself, and shows its head and tail.
+    expect(JSON.stringify(messages[3])).toMatch(
+      /\[… \d+ bytes omitted; the full output \(228894 bytes\) is in \S+stream-toolu_09_seq-[0-9a-f]{12}\.txt — read parts of it with Read/,
+    )
     expect(stdout).toContain(
       '[canUseTool] Bash toolu_09_seq asks: the command may change things (seq is not on the read-only list): seq 1 40000 — allowed once',
     )
-    expect(stdout).toContain('A PreToolUse hook blocked this Bash call: network access is not allowed in this project')
-    expect(stdout).toContain('Permission to use Bash was denied: the rule Bash(rm:*) denies it.')
-    expect(stdout).toMatch(/permission allow by rule: the rule Bash\(node check\.js\) allows it/)
-    expect(stdout).toContain(JSON.stringify(messages[2], null, 2))
+    expect(stdout).toContain('rejected at preHook (hook_blocked): A PreToolUse hook blocked this Bash call: network')
+    expect(stdout).toContain(
+      'rejected at permission (permission_denied): Permission to use Bash was denied: the rule Bash(rm:*)',
+    )
     // The MCP section (server-everything, deferred, found through ToolSearch, called), after the pool section.
     expect(stdout.indexOf('── MCP: server-everything over stdio')).toBeGreaterThan(stdout.indexOf('=== Tool pool'))
     expect(stdout).toMatch(/mcp__everything__get-sum \{ a: 19, b: 23 \} → .*42/)
@@ -43,9 +51,9 @@ describe('toolkernel demo', () => {
     )
   })
 
-  it('--stream finishes safe calls before the stream ends, and interrupts a turn', async () => {
+  it('--stream --verbose: safe calls finish before the stream ends, a turn is interrupted, each printed in full', async () => {
     const log = join(dir, 'stream.jsonl')
-    const { stdout } = await run('node', [bin, 'demo', '--stream', '--log', log])
+    const { stdout } = await run('node', [bin, 'demo', '--stream', '--verbose', '--log', log])
     expect(stdout).toContain(`Timeline: toolkernel timeline ${log} --html timeline.html, then open it in a browser`)
     expect(stdout).not.toContain('── MCP:')
     const lines = stdout.split('\n')
@@ -55,6 +63,11 @@ describe('toolkernel demo', () => {
     expect(firstDone).toBeLessThan(ended)
     expect(stdout).toContain('Bash was interrupted while running: the user pressed Esc.')
     expect(stdout).toContain('Write was cancelled before it ran: the user pressed Esc.')
+    // --verbose prints each turn's tool_result message as the log projects it.
+    const messages = projectMessages(parseJsonl(readFileSync(log, 'utf8')).events)
+    expect(messages).toHaveLength(2)
+    for (const message of messages) expect(stdout).toContain(JSON.stringify(message, null, 2))
+    expect(stdout).not.toContain('toolkernel demo --verbose')
   })
 
   it('is an executable bin, as npx runs it', async () => {
