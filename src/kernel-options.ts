@@ -1,7 +1,7 @@
 /**
  * The names of every option `createKernel` and a kernel's methods take, nested ones included, so
  * that an option the kernel does not know is refused with the ones it takes instead of being
- * ignored (decision 131). test/public-options.test.ts checks at compile time that each list holds
+ * ignored (decision 118). test/public-options.test.ts checks at compile time that each list holds
  * exactly the keys of its interface: a new option is added here or the type check fails.
  */
 import { API_FORMATS } from './tools/to-api-format.js'

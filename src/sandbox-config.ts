@@ -1,7 +1,7 @@
 /**
  * `createKernel({ sandbox })`: the options checked once (what cannot work throws at createKernel),
  * and the sandboxes built from them — the kernel's, and each tool's override
- * (docs/decisions/processes.md, 125; docs/sandbox.md).
+ * (docs/decisions/processes.md, 113; docs/sandbox.md).
  */
 import { createBubblewrap } from './adapters/bubblewrap.sandbox.js'
 import { unsandboxed } from './adapters/bubblewrap.sandbox.js'

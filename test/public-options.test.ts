@@ -1,5 +1,5 @@
 /**
- * No silent options (decision 131): every function of the public entries that takes an options
+ * No silent options (decision 118): every function of the public entries that takes an options
  * object refuses a key it does not know, naming the ones it takes; the rest take none. The walk
  * covers every function `toolkernel` and `toolkernel/loop` export: a new one fails here until it
  * says which it is. The lists the kernel checks against are compared with its option interfaces

@@ -1,6 +1,6 @@
 /**
  * The Linux sandbox: bubblewrap (`bwrap`, Debian's `bubblewrap`), one sandbox per command
- * (docs/decisions/processes.md, 125).
+ * (docs/decisions/processes.md, 113).
  *
  * - The whole file system is mounted read-only; `/dev` and `/proc` are the sandbox's own; `/tmp` is
  *   a private tmpfs that ends with the command.

@@ -34,7 +34,7 @@ export interface HookProcessOptions {
   signal: AbortSignal
   /** The hook's environment (default: the allowlist alone). */
   env?: ChildEnvironmentOptions
-  /** The sandbox the hook runs in (docs/decisions/processes.md, 125). Absent: none. */
+  /** The sandbox the hook runs in (docs/decisions/processes.md, 113). Absent: none. */
   sandbox?: Sandbox
 }
 

@@ -23,7 +23,7 @@ export interface ProcessRunnerOptions {
   /** Output past which a command is stopped (default 64 MiB). */
   readonly maxOutputBytes?: number
   /**
-   * The sandbox commands run in unless a run names its own (docs/decisions/processes.md, 125).
+   * The sandbox commands run in unless a run names its own (docs/decisions/processes.md, 113).
    * Absent: none.
    */
   readonly sandbox?: Sandbox

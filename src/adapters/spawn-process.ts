@@ -54,7 +54,7 @@ export interface SpawnRequest {
   readonly killGraceMs?: number
   readonly pipeGraceMs?: number
   /**
-   * The sandbox the shell runs in (docs/decisions/processes.md, 125); the caller has checked it
+   * The sandbox the shell runs in (docs/decisions/processes.md, 113); the caller has checked it
    * can run. Absent: none.
    */
   readonly sandbox?: Sandbox

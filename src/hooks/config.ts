@@ -116,7 +116,7 @@ export function compileMatcher(matcher: string | undefined): (toolName: string) 
 let engine: typeof RE2JS | undefined
 /**
  * re2js, loaded on the first regular-expression matcher: importing it costs tens of milliseconds
- * at start-up, and most kernels have none (docs/decisions/build-and-layout.md, 137).
+ * at start-up, and most kernels have none (docs/decisions/build-and-layout.md, 124).
  */
 function re2(): typeof RE2JS {
   engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS

@@ -38,7 +38,7 @@ export interface HookRunnerOptions {
   runProcess?: typeof runHookProcess
   /** Command hooks' environment: the default allowlist, plus what the app adds. */
   environment?: ChildEnvironmentOptions
-  /** The sandbox command hooks run in (docs/decisions/processes.md, 125). Absent: none. */
+  /** The sandbox command hooks run in (docs/decisions/processes.md, 113). Absent: none. */
   sandbox?: Sandbox
 }
 

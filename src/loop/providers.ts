@@ -3,7 +3,7 @@
  * the request's other parameters, bound to one model API. No SDK is imported: the client's types
  * are read from the value the app passes (its `create` method's parameters and result), so the
  * SDK's own message arrays go in and come out with no cast, and an app without `openai` installed
- * never loads it (decision 130).
+ * never loads it (decision 117).
  */
 import type { ApiFormat } from '../tools/to-api-format.js'
 import type { ToolResultMessageParam } from '../intake/message-param.js'

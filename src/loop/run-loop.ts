@@ -1,7 +1,7 @@
 /**
  * `runLoop`: the provider loop every app writes — ask the model, run its tool calls as one
  * kernel turn, append both messages, stop when the model is done, cap the steps — once, for the
- * three APIs the kernel speaks (decision 130).
+ * three APIs the kernel speaks (decision 117).
  */
 import type { Kernel } from '../kernel.js'
 import type { Turn, TurnResult } from '../actors/turn/turn.types.js'

@@ -1,5 +1,5 @@
 /**
- * An operating-system sandbox under the permission rules (docs/decisions/processes.md, 125): the
+ * An operating-system sandbox under the permission rules (docs/decisions/processes.md, 113): the
  * shell analysis cannot see what `python -c` or `make` will do, so the processes the kernel starts
  * (Bash, command hooks) can be run where the OS itself refuses writes outside the workspace, the
  * network, and processes that outlive the command. Linux has a bubblewrap adapter; another OS adds

@@ -1,6 +1,6 @@
 /**
  * One check for every public function that takes an options object: a key it does not know is
- * refused with the ones it takes, never ignored (decision 131). An option misspelled or taken
+ * refused with the ones it takes, never ignored (decision 118). An option misspelled or taken
  * from another library's API would otherwise change nothing and say nothing.
  */
 
