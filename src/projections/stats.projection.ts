@@ -16,7 +16,8 @@ export interface CallTiming {
   queueMs: number | undefined
   /** From its start to its result (ms). */
   runMs: number | undefined
-  outcome: 'success' | 'error' | 'cancelled' | 'open'
+  /** `pending`: parked for a person's approval (docs/approvals.md); `open`: no result, not parked. */
+  outcome: 'success' | 'error' | 'cancelled' | 'open' | 'pending'
 }
 
 export interface LogStats {
@@ -55,6 +56,8 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
       calls.set(key, { toolUseId: event.toolUseId, tool: event.name, requested: event.at, outcome: 'open' })
     else if (call === undefined) continue
     else if (event.type === 'tool.dispatched') call.dispatched = event.at
+    else if (event.type === 'permission.pending') call.outcome = 'pending'
+    else if (event.type === 'permission.answered') call.outcome = 'open'
     else if (event.type === 'tool.result') {
       call.done = event.at
       call.outcome = event.outcome
@@ -119,6 +122,10 @@ function stateAfter(event: KernelEvent, position: CallPosition, previous: string
       return `dispatched (batch ${event.batch})`
     case 'permission.requested':
       return 'waiting for the user'
+    case 'permission.pending':
+      return `parked: waiting for a person's approval (${event.reason})`
+    case 'permission.answered':
+      return `answered (${event.behavior}), going on`
     case 'tool.result':
       return `done (${event.outcome})`
     case 'tool.retrying':

@@ -110,7 +110,7 @@ export function callSegments(events: readonly KernelEvent[], origin: number): Se
       kind = KIND_OF_STEP[current]
       doing = kind === 'permission' && asked ? 'waiting for the user' : STEP_TABLE[current].doing
     }
-    if (event.type === 'permission.requested') asked = true
+    if (event.type === 'permission.requested' || event.type === 'permission.pending') asked = true
     if (event.type === 'tool.permitted') asked = false
     push(segments, { kind, start: previous - origin, end: event.at - origin, doing })
     previous = Math.max(previous, event.at)
