@@ -4,6 +4,7 @@
  * output kept in bounded memory until it is read — a chatty server cannot grow the kernel's
  * memory: past the bound, the middle of what was not yet read is dropped and counted.
  */
+import type { Sandbox } from '../ports/sandbox.port.js'
 import type { BackgroundExit, BackgroundProcess, UnreadOutput } from '../ports/index.js'
 import { spawnProcess } from './spawn-process.js'
 import { StringDecoder } from 'node:string_decoder'
@@ -78,7 +79,7 @@ function splitPoint(text: string, at: number): number {
 /** Starts `command` with bash in `cwd`, in the background. */
 export function startBackgroundProcess(
   command: string,
-  { cwd, env }: { cwd: string; env: Record<string, string> },
+  { cwd, env, sandbox }: { cwd: string; env: Record<string, string>; sandbox?: Sandbox | undefined },
 ): BackgroundProcess {
   const unread = new UnreadBuffer()
   const decoder = new StringDecoder('utf8')
@@ -91,6 +92,8 @@ export function startBackgroundProcess(
     env,
     timeoutMs: Infinity,
     signal: stopper.signal,
+    // Under the OS sandbox like any Bash command (docs/sandbox.md); one that cannot start fails closed.
+    ...(sandbox === undefined ? {} : { sandbox }),
     onStdout: onChunk,
     onStderr: onChunk,
   })

@@ -77,12 +77,15 @@ export function createBackgroundShells(options: BackgroundShellsOptions): Backgr
   }
 
   return {
-    async start(command, { cwd, by }) {
+    async start(command, { cwd, by, sandbox }) {
       if (closed) return { error: 'the session is closing, so no background command can start' }
       const start = options.runner.start?.bind(options.runner)
       if (start === undefined)
         return { error: 'the kernel was given a process runner that cannot run commands in the background' }
-      const child = start(command, { cwd })
+      // Fails closed, as a foreground command: a sandbox that cannot run starts nothing.
+      const problem = sandbox === undefined || sandbox.policy.mode === 'off' ? undefined : await sandbox.check()
+      if (problem !== undefined) return { error: problem }
+      const child = start(command, sandbox === undefined ? { cwd } : { cwd, sandbox })
       const id = freshId()
       if (child.pid !== undefined) {
         running.add(child)

@@ -61,8 +61,12 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       return cwd === undefined ? result : { ...result, cwd }
     },
     // Background commands get the same environment (docs/decisions/processes.md "Background shells").
-    start: (command, { cwd }) =>
-      startBackgroundProcess(command, { cwd, env: buildChildEnvironment(options.env, BASH_DEFAULTS) }),
+    start: (command, { cwd, sandbox }) =>
+      startBackgroundProcess(command, {
+        cwd,
+        env: buildChildEnvironment(options.env, BASH_DEFAULTS),
+        sandbox: sandboxFor(sandbox ?? options.sandbox),
+      }),
   }
 }
 

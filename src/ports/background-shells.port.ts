@@ -1,3 +1,4 @@
+import type { Sandbox } from './sandbox.port.js'
 import type { UnreadOutput } from './process-runner.port.js'
 
 /** The call acting on a background shell: its turn and tool_use id, for the shell's events. */
@@ -37,7 +38,7 @@ export interface ShellKilled {
  * `close()`. Only shells this kernel started are known: another id is `undefined`.
  */
 export interface BackgroundShells {
-  start(command: string, options: { cwd: string; by: ShellActor }): Promise<ShellStarted>
+  start(command: string, options: { cwd: string; by: ShellActor; sandbox?: Sandbox | undefined }): Promise<ShellStarted>
   /** New output since the last read, its lines matching `filter` when given; undefined for an unknown id. */
   read(shellId: string, options: { by: ShellActor; filter?: (line: string) => boolean }): ShellRead | undefined
   /** Stops the shell and waits until it is gone; undefined for an unknown id. */

@@ -78,6 +78,8 @@ export interface ProcessRunner {
 /** What a background start is given. */
 export interface BackgroundStartOptions {
   cwd: string
+  /** The sandbox it runs in, overriding the runner's own (a tool's override); checked by the caller. */
+  sandbox?: Sandbox
 }
 
 /** Output of a background command not yet read, in bounded memory. */

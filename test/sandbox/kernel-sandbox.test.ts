@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   Bash,
+  BashOutput,
   buildTool,
   createBubblewrap,
   createKernel,
@@ -164,6 +165,55 @@ describe.skipIf(!bubblewrap)('Bash and hooks in the kernel sandbox (needs bubble
     } finally {
       await server.close()
     }
+  })
+})
+
+/** Starts `command` with Bash run_in_background, waits for it to exit (BashOutput), and returns what it printed. */
+async function background(place: Place, command: string, options: Partial<KernelOptions> = {}) {
+  const kernel = createKernel({
+    tools: [Bash, BashOutput],
+    cwd: place.ws,
+    permissions: { mode: 'bypassPermissions' },
+    ...options,
+  })
+  const call = async (id: string, name: string, input: unknown) => {
+    const { message } = await kernel.runTurn({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name, input }],
+      stop_reason: 'tool_use',
+    })
+    return JSON.stringify(message.content[0]?.content)
+  }
+  const started = await call('bg', 'Bash', { command, run_in_background: true })
+  const id = /shell (\S+?)[ .]/.exec(started)?.[1]
+  let out = started
+  for (let i = 0; id !== undefined && i < 200 && !out.includes('has exited'); i++) {
+    out = await call(`read${i}`, 'BashOutput', { shell_id: id })
+    if (!out.includes('has exited')) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  await kernel.close()
+  return { started, out }
+}
+
+describe('background commands run in the same sandbox', () => {
+  it('without a working bubblewrap a background command does not start (runs everywhere)', async () => {
+    const place = makePlace()
+    const { started } = await background(place, `touch ${place.out}/BG`, {
+      sandbox: { mode: 'workspace-write' },
+      ports: { sandbox: createBubblewrap({ program: '/nonexistent/tk/bwrap' }) },
+    })
+    expect(started).toMatch(/could not be started in the background.*bubblewrap/)
+    expect(existsSync(join(place.out, 'BG'))).toBe(false)
+  })
+
+  it.skipIf(!bubblewrap)('a background command writes the workspace, not outside it (needs bubblewrap)', async () => {
+    const place = makePlace()
+    const { out } = await background(place, `touch in-bg; touch ${place.out}/BG`, {
+      sandbox: { mode: 'workspace-write' },
+    })
+    expect(out).toMatch(/read-only file system/i)
+    expect(existsSync(join(place.ws, 'in-bg'))).toBe(true)
+    expect(existsSync(join(place.out, 'BG'))).toBe(false)
   })
 })
 

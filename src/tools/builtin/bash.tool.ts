@@ -175,7 +175,8 @@ async function startInBackground(
     throw new Error(
       'background commands are not available here (the kernel has no background shells); run it without run_in_background',
     )
-  const started = await ports.shells.start(command, { cwd, by: { turnId, toolUseId } })
+  const sandbox = ports.sandbox?.forTool('Bash')
+  const started = await ports.shells.start(command, { cwd, by: { turnId, toolUseId }, sandbox })
   if ('error' in started) throw new Error(`the command could not be started in the background: ${started.error}`)
   return { output: '', exitCode: null, shellId: started.shellId, pid: started.pid }
 }
