@@ -39,7 +39,11 @@ const MAIN: Record<string, Entry> = {
   createJsonlEventStore: { bogus: () => main.createJsonlEventStore(dir, BOGUS as never), takes: ['fsync', 'clock'] },
   createMemoryLog: { bogus: () => main.createMemoryLog(main.systemClock, BOGUS as never), takes: ['history'] },
   createFileSearch: { bogus: () => main.createFileSearch(BOGUS as never), takes: ['ripgrep', 'timeoutMs'] },
-  createProcessRunner: { bogus: () => main.createProcessRunner(BOGUS as never), takes: ['env', 'maxOutputBytes'] },
+  createProcessRunner: {
+    bogus: () => main.createProcessRunner(BOGUS as never),
+    takes: ['env', 'maxOutputBytes', 'sandbox'],
+  },
+  createBubblewrap: { bogus: () => main.createBubblewrap(BOGUS as never), takes: ['program', 'env'] },
   buildChildEnvironment: { bogus: () => main.buildChildEnvironment(BOGUS as never), takes: ['allow', 'set', 'from'] },
   replay: { bogus: () => main.replay([], { tools: [Echo], ...BOGUS } as never), takes: ['tools', 'inputNotChecked'] },
   // Positional arguments only (a value, a path, a list of events or tools, a message).
@@ -61,6 +65,8 @@ const MAIN: Record<string, Entry> = {
       'readJsonlFile',
       'createMemoryEventStore',
       'checkLogOrder',
+      'changeContext',
+      'pendingApprovals',
       'createDirectoryResultStore',
       'createDefaultResultStore',
       'defaultResultStoreDir',
@@ -153,7 +159,7 @@ describe('the kernel', () => {
       /createKernel: deferral: unknown option "threshold"/,
     )
     expect(() => main.createKernel({ tools: [Echo], ports: { clocks: 1 } as never })).toThrow(
-      /createKernel: ports: unknown option "clocks" \(it takes: clock, ids, fs, processes, search, hookRunner\)/,
+      /createKernel: ports: unknown option "clocks" \(it takes: clock, ids, fs, processes, search, hookRunner, sandbox\)/,
     )
   })
 

@@ -19,6 +19,7 @@
  * controlling terminal (so TIOCSTI has no terminal to push into), and keeping bwrap and the command
  * in one process group keeps the spawner's kill policy whole (spawn-process.ts).
  */
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 import { execFile } from 'node:child_process'
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs'
 import { delimiter, isAbsolute, join, sep } from 'node:path'
@@ -31,6 +32,8 @@ export interface BubblewrapOptions {
   /** Where PATH is read from when looking the program up (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv
 }
+
+const BUBBLEWRAP_OPTIONS = optionNames<BubblewrapOptions>()('program', 'env')
 
 /** How long the one check of the machine may take before it counts as refused. */
 const CHECK_TIMEOUT_MS = 15_000
@@ -46,6 +49,7 @@ const OFF_HINT = "or configure sandbox: { mode: 'off' } to run commands without 
  * createProcessRunner({ sandbox: createBubblewrap().create(policy, { protectedNames: ['.git'], protectedDirs: [] }) })
  */
 export function createBubblewrap(options: BubblewrapOptions = {}): SandboxProvider {
+  checkOptionsObject('createBubblewrap', options, BUBBLEWRAP_OPTIONS)
   const program = options.program ?? 'bwrap'
   let resolved: string | undefined
   let checked: Promise<string | undefined> | undefined

@@ -202,7 +202,9 @@ async function execute(config: ToolLayerConfig, run: Run, options: CheckToolLaye
   const hookRuns: ProbedHook[] = []
   const hooks = instrumentHooks(config.hooks, hookRuns)
   const log = createMemoryLog()
-  const kernel = createKernel({ ...config, tools, log, ...(hooks !== undefined ? { hooks } : {}) })
+  // An ask nobody answers is denied, not parked, unless the configuration says otherwise: a run
+  // checks turns that end (docs/approvals.md).
+  const kernel = createKernel({ approvals: 'deny', ...config, tools, log, ...(hooks !== undefined ? { hooks } : {}) })
   const controller = new AbortController()
   let abortedAt: number | undefined
   const abort = (): void => {

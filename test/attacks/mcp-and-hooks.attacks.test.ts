@@ -203,7 +203,13 @@ describe('hostile hooks', () => {
     },
   })
   const kernel = (hooks: HooksConfig, options: Partial<KernelOptions> = {}) =>
-    testKernel([Asks, Runs], { hooks, cwd: mkdtempSync(join(tmpdir(), 'tk-hostile-hooks-')), ...options })
+    // An ask nobody answers is denied (not parked), so each row reads the denial.
+    testKernel([Asks, Runs], {
+      hooks,
+      cwd: mkdtempSync(join(tmpdir(), 'tk-hostile-hooks-')),
+      approvals: 'deny',
+      ...options,
+    })
   /** A command hook that prints this JSON answer and exits 0. */
   const answering = (event: 'PreToolUse' | 'PostToolUse', answer: unknown): HooksConfig => ({
     [event]: [{ hooks: [{ type: 'command', command: `printf '%s' '${JSON.stringify(answer)}'` }] }],

@@ -211,7 +211,9 @@ export async function runThroughKernel(
   call: CallSpec,
   before: readonly CallSpec[] = [],
 ): Promise<KernelRun> {
-  const kernel = createKernel({ tools: builtinTools, cwd: sandbox.dir, permissions })
+  // An ask nobody answers is denied here (approvals: 'deny'), so a row reads its denial; parked,
+  // the call would not run either (test/approvals checks that nothing runs before its approval).
+  const kernel = createKernel({ tools: builtinTools, cwd: sandbox.dir, permissions, approvals: 'deny' })
   let n = 0
   const turn = async (spec: CallSpec): Promise<ToolResultBlock> => {
     const id = `toolu_attack_${++n}`

@@ -127,7 +127,7 @@ describe('the permission step through the kernel', () => {
     return dir
   }
   const run = async (options: Partial<KernelOptions>, ...calls: Array<[string, string, unknown]>) => {
-    const kernel = testKernel([Bash, Edit, Read], { cwd: options.cwd ?? project(), ...options })
+    const kernel = testKernel([Bash, Edit, Read], { cwd: options.cwd ?? project(), approvals: 'deny', ...options })
     return kernel.runTurn(assistant(...calls))
   }
   const decisions = (events: Array<{ type: string }>) =>
