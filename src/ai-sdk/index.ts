@@ -24,3 +24,4 @@ export {
 } from './tool-calls.js'
 export { startToolCalls, type AiSdkStreamedToolCalls, type AiSdkStreamPart } from './stream-tool-calls.js'
 export { toToolModelMessages } from './tool-output.js'
+export { answerToolApprovals, approvalRequests, type AiSdkApprovalsResult } from './approvals.js'

@@ -3,6 +3,7 @@
  * `fullStream` goes to the kernel as it arrives (a concurrency-safe call starts while the model
  * is still talking), `finish-step` ends the turn with its finish reason.
  */
+import { approvalRequests } from './approvals.js'
 import { z } from 'zod'
 import type { Turn } from '../actors/turn/turn.types.js'
 import type { Kernel } from '../kernel.js'
@@ -131,7 +132,8 @@ class StreamedToolCalls implements AiSdkStreamedToolCalls {
     // its result, the rest is voided, and nothing waits for an end that will not come.
     this.fail(this.#failure?.error ?? new Error('the AI SDK stream ended without its finish-step part'))
     const result = await this.turn.result()
-    return { messages: toToolModelMessages(result.message, this.#names), turn: result }
+    if (result.pending.length > 0) return { messages: [], approvals: approvalRequests(result.pending), turn: result }
+    return { messages: toToolModelMessages(result.message, this.#names), approvals: [], turn: result }
   }
 
   #addCall(part: AiSdkStreamPart): void {

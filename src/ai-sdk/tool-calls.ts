@@ -5,7 +5,8 @@
  * step of it). Streaming: the `fullStream` parts, pushed as they come, so a safe call starts while
  * the model is still talking.
  */
-import type { FinishReason, ToolModelMessage } from 'ai'
+import type { FinishReason, ToolApprovalRequest, ToolModelMessage } from 'ai'
+import { approvalRequests } from './approvals.js'
 import { z } from 'zod'
 import type { TurnResult } from '../actors/turn/turn.types.js'
 import type { Kernel } from '../kernel.js'
@@ -29,8 +30,16 @@ export interface AiSdkStep {
 }
 
 export interface AiSdkToolCallsResult {
-  /** The tool message to append after the step's `response.messages` (none when nothing ran). */
+  /**
+   * The tool message to append after the step's `response.messages` (none when nothing ran, or
+   * while calls wait for approval).
+   */
   messages: ToolModelMessage[]
+  /**
+   * Calls parked for a person (docs/approvals.md), as AI SDK approval requests: show them, and
+   * answer with `answerToolApprovals`. Empty when nothing waits.
+   */
+  approvals: ToolApprovalRequest[]
   /** The kernel's turn: its events, and whether the log failed. */
   turn: TurnResult
 }
@@ -105,5 +114,6 @@ export async function runToolCalls(
     { role: 'assistant', content, stop_reason: stopReasonOfFinish(parsed.data.finishReason) },
     options,
   )
-  return { messages: toToolModelMessages(turn.message, names), turn }
+  if (turn.pending.length > 0) return { messages: [], approvals: approvalRequests(turn.pending), turn }
+  return { messages: toToolModelMessages(turn.message, names), approvals: [], turn }
 }
