@@ -262,11 +262,11 @@ export function startToolCall(
   // XState never throws out of createActor: an error in the initial step comes to `error` below.
   const actor = createActor(machine, { input: { state: requestedState(request) }, id: callId })
   if (observe !== undefined) actor.subscribe((snapshot) => observe(scope, snapshot.context))
-  // Told once the machine rests parked (its context is then the fold of the call's events).
-  actor.subscribe((snapshot) => {
-    if (snapshot.status === 'active' && isParked(snapshot.context as CallState)) parked.fire()
-  })
   actor.subscribe({
+    // Told once the machine rests parked (its context is then the fold of the call's events).
+    next: (snapshot) => {
+      if (snapshot.status === 'active' && isParked(snapshot.context as CallState)) parked.fire()
+    },
     complete: () => {
       calls.delete(callId)
       const failure = (actor.getSnapshot().context as ToolCallContext).failure
