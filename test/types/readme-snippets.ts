@@ -6,10 +6,21 @@
  */
 import type Anthropic from '@anthropic-ai/sdk'
 import type OpenAI from 'openai'
-import { toOpenAIToolMessages, toResponsesInputItems, type Kernel } from '../../src/index.js'
+import {
+  toOpenAIToolMessages,
+  toResponsesInputItems,
+  type ApprovalAnswer,
+  type Kernel,
+  type PendingApproval,
+} from '../../src/index.js'
 
 // --- Anthropic Messages API, batch -----------------------------------------------------------
-export async function anthropicBatch(kernel: Kernel, client: Anthropic, prompt: string) {
+export async function anthropicBatch(
+  kernel: Kernel,
+  client: Anthropic,
+  prompt: string,
+  askPerson: (call: PendingApproval) => Promise<ApprovalAnswer>,
+) {
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }]
   for (;;) {
     const response = await client.messages.create({
@@ -20,8 +31,10 @@ export async function anthropicBatch(kernel: Kernel, client: Anthropic, prompt: 
     })
     messages.push({ role: 'assistant', content: response.content })
     if (response.stop_reason !== 'tool_use') return response
-    const { message } = await kernel.runTurn(response)
-    messages.push(message)
+    let result = await kernel.runTurn(response)
+    // A call that asks with nobody to answer now parks; a person answers it, now or in another process.
+    for (const call of result.pending) result = await kernel.answer(call.toolUseId, await askPerson(call))
+    messages.push(result.message)
   }
 }
 
