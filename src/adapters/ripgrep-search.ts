@@ -91,12 +91,20 @@ function collector(options: GrepOptions, isFile: boolean): Collector {
     return { separator: '\0', files, take: (path) => (fileOf(path).count = 1) && byPath.size <= options.limit }
   }
   if (options.mode === 'count') {
+    // `path\0count\n` per file, and a path may hold a newline: records are cut at the NULs, the
+    // first is a path, each later one the count, a newline and the next path.
+    let path: string | undefined
     return {
-      separator: '\n',
+      separator: '\0',
       files,
       take(record) {
-        const cut = record.lastIndexOf('\0')
-        fileOf(record.slice(0, cut)).count = Number(record.slice(cut + 1))
+        if (path === undefined) {
+          path = record
+          return true
+        }
+        const cut = record.indexOf('\n')
+        fileOf(path).count = Number(cut < 0 ? record : record.slice(0, cut))
+        path = cut < 0 || cut === record.length - 1 ? undefined : record.slice(cut + 1)
         return true
       },
     }
