@@ -397,7 +397,8 @@ export function createKernelInternals(
 
   async function answer(toolUseId: string, given: ApprovalAnswer): Promise<TurnResult> {
     refuseFailedLog()
-    const event = answerEvent(pendingApprovals(log.read()), log.read(), toolUseId, given)
+    const events = log.read()
+    const event = answerEvent(pendingApprovals(events), events, toolUseId, given)
     const turn = inHand.get(event.turnId)
     if (turn !== undefined) {
       const next = turn.answer(toolUseId, event)

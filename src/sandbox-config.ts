@@ -3,8 +3,7 @@
  * and the sandboxes built from them — the kernel's, and each tool's override
  * (docs/decisions/processes.md, 113; docs/sandbox.md).
  */
-import { createBubblewrap } from './adapters/bubblewrap.sandbox.js'
-import { unsandboxed } from './adapters/bubblewrap.sandbox.js'
+import { createBubblewrap, unsandboxed } from './adapters/bubblewrap.sandbox.js'
 import type {
   Sandbox,
   SandboxMode,

@@ -49,7 +49,7 @@ export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
     const unanswered = [...turn.calls].filter(([, c]) => !c.position.answered).sort(([, a], [, b]) => a.index - b.index)
     // A turn with calls parked for a person stays parked (docs/approvals.md): they, and the calls
     // not yet started behind them, go on when answered; only what was under way is closed.
-    const waits = unanswered.some(([, c]) => c.position.pending !== null && c.position.step === 'permission')
+    const waits = unanswered.some(([, c]) => parkedAt(c))
     const open = waits ? unanswered.filter(([, c]) => c.dispatched && !parkedAt(c)) : unanswered
     if (waits && open.length === 0) {
       appended.push(parkedEvent(turnId, unanswered))

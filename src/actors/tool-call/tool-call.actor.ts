@@ -158,7 +158,6 @@ export type ProvidedToolCallMachine = ReturnType<typeof provideToolCallMachine>
 function drive(running: Running, self: AnyActorRef, from: Moved): Extract<ToolCallEvent, { type: 'decided' }> {
   const { scope } = running
   let { state, carry } = from
-  if (isParked(state)) running.held = carry
   while (!state.answered && !isParked(state)) {
     const wait = ++scope.io.wait
     const answer = STEP_FUNCTIONS[state.step](scope, state, carry)
@@ -183,8 +182,9 @@ function drive(running: Running, self: AnyActorRef, from: Moved): Extract<ToolCa
       break
     }
     ;({ state, carry } = apply(scope, { state, carry }, answer))
-    if (isParked(state)) running.held = carry
   }
+  // A parked call's answer drives on from here, with what the steps before handed on.
+  if (isParked(state)) running.held = carry
   return { type: 'decided', state, carry }
 }
 
