@@ -2,7 +2,8 @@
  * The layers of docs/conventions.md §Layers, checked on every `npm test` (npm run lint). A rule that is
  * only written down drifts; this one fails the build.
  */
-const IO = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|worker_threads|dgram|tls|readline)$|^(execa|pg|web-tree-sitter|puppeteer-core)$|^@modelcontextprotocol/(client|server|sdk)|^@opentelemetry/(exporter|sdk)'
+const IO =
+  '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|worker_threads|dgram|tls|readline)$|^(execa|pg|web-tree-sitter|puppeteer-core)$|^@modelcontextprotocol/(client|server|sdk)|^@opentelemetry/(exporter|sdk)'
 
 /**
  * The floors of src/, lowest first: a module imports from its own floor or the ones below, never
@@ -20,7 +21,13 @@ const FLOORS = [
   { name: 'actors', paths: ['actors/'] },
   {
     name: 'the-composition-root',
-    paths: ['kernel\\.ts$', 'kernel-options\\.ts$', 'session-config\\.ts$', 'sandbox-config\\.ts$'],
+    paths: [
+      'kernel\\.ts$',
+      'kernel-options\\.ts$',
+      'session-config\\.ts$',
+      'sandbox-config\\.ts$',
+      'child-scope\\.ts$',
+    ],
   },
   { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/', 'loop/'] },
   { name: 'entries', paths: ['cli/', 'index\\.ts$', 'internal\\.ts$', 'mcp\\.ts$', 'require\\.cts$'] },
@@ -79,7 +86,9 @@ module.exports = {
       comment:
         'Tools use the contract and ports, never the kernel, actors, permissions or hooks. The shell analysis too reaches a tool through its ports (ports.shell, the ShellAnalyzer the kernel hands it).',
       from: { path: '^src/tools/' },
-      to: { path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters|mcp|otel|ai-sdk|testing)' },
+      to: {
+        path: '^src/(kernel|actors|permissions|hooks|replay|cli|intake|projections|adapters|mcp|otel|ai-sdk|testing)',
+      },
     },
     {
       name: 'io-only-in-adapters',
@@ -145,6 +154,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 }

@@ -74,6 +74,18 @@ export type { RetryPolicy, Backoff } from './tools/retry.js'
 export { Read, Write, Edit, Bash, BashOutput, KillShell, Glob, Grep, builtinTools } from './tools/builtin/index.js'
 // The session that changes as it goes (docs/session-context.md).
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './tools/builtin/index.js'
+export {
+  createAgentTool,
+  DEFAULT_AGENT_MAX_TURNS,
+  type AgentDefinition,
+  type AgentInput,
+  type AgentMessage,
+  type AgentModel,
+  type AgentModelRequest,
+  type AgentResponse,
+  type AgentToolOptions,
+} from './tools/builtin/agent.tool.js'
+export type { ChildOptions, ChildRules, ChildSession, ChildTurnResult } from './tools/child.types.js'
 export { changeContext, type ContextChange, type ContextChanged, type SessionView } from './tools/context-change.js'
 // The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
 export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'

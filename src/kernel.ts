@@ -28,7 +28,18 @@ import { poolSnapshot, type PoolSnapshot } from './tools/pool/assemble-pool.js'
 import { checkDeferralOptions, type DeferralOptions } from './tools/pool/threshold.js'
 import type { ToolSource } from './tools/tool-source.types.js'
 import { provideToolCallMachine, type CallObserver } from './actors/tool-call/tool-call.actor.js'
-import { startTurn, type TurnControl } from './actors/turn/turn.js'
+import { startTurn, type TurnControl, type TurnDeps } from './actors/turn/turn.js'
+import type { ChildCall, ChildRunner } from './actors/tool-call/call-scope.js'
+import type { ChildOptions, ChildSession } from './tools/child.types.js'
+import {
+  childScope,
+  childSession,
+  childSpecOf,
+  type ChildSpec,
+  type OpenChildTurn,
+  type PolicyInputs,
+  type Scope,
+} from './child-scope.js'
 import type { EarlyStart, PendingApproval, Turn, TurnResult } from './actors/turn/turn.types.js'
 import { pendingApprovals } from './projections/approvals.projection.js'
 import type { GrantScope } from './permissions/grants.js'
@@ -284,7 +295,12 @@ export interface Kernel {
  * @internal Not in the published types (stripInternal): it reaches the engine's own types.
  */
 export interface KernelInternals extends Kernel {
-  openTurn(mode: 'batch' | 'stream', earlyStart: EarlyStart): TurnControl
+  /** Opens a turn; with `child`, a child turn as the log recorded it (replay). */
+  openTurn(
+    mode: 'batch' | 'stream',
+    earlyStart: EarlyStart,
+    child?: { spec: ChildSpec; parentToolUseId: string },
+  ): TurnControl
 }
 
 /**
@@ -334,10 +350,16 @@ export function createKernelInternals(
     busy: () => live.size > 0,
   })
   const timers = internal.timers ?? clockTimers(clock)
-  const services = buildServices(options, config, log, { clock, ids, timers }, () => offeredNames(pool), session)
+  // Grants live in the log: a kernel over a resumed log honours the ones given before.
+  const grants = Grants.fromLog(log.read(), config.judge)
+  const children: ChildRunner = { open: (call, childOptions) => openChild(call, childOptions) }
+  const services: CallServices = {
+    ...buildServices(options, config, log, { clock, ids, timers, grants }, () => offeredNames(pool), session),
+    children,
+  }
   const grammar = loadShellGrammar(config.registry)
   const machine = provideToolCallMachine(internal.observeCalls)
-  const turnDeps = (turnId = ids.next('turn')) => ({
+  const turnDeps = (turnId = ids.next('turn')): TurnDeps => ({
     ready: installedBashParser() === undefined ? grammar : undefined,
     logFailure: () => log.failure,
     turnId,
@@ -384,6 +406,61 @@ export function createKernelInternals(
       if (result.pending.length === 0) inHand.delete(turn.turnId)
     })
   }
+  // Child sessions (docs/subagents.md): each child turn's scope and the turn its parent call is in.
+  const root: Scope = {
+    tools: () => config.registry.tools,
+    rules: config.rules,
+    permissions: () => ({ ...config.permissions, mode: session.mode }),
+    mode: () => session.mode,
+    services,
+  }
+  const scopes = new Map<string, Scope>()
+  const parentTurn = new Map<string, string>()
+  const policyInputs: PolicyInputs = {
+    cwd: config.cwd,
+    judge: config.judge,
+    grants,
+    canUseTool: options.canUseTool,
+    approvals: config.approvals,
+    shell: KERNEL_SHELL,
+  }
+  const openChildTurn: OpenChildTurn = (scope, spec, under, earlyStart) => {
+    refuseFailedLog()
+    const turnId = ids.next('turn')
+    scopes.set(turnId, scope)
+    parentTurn.set(turnId, spec.parentTurnId)
+    log.nest(turnId, under.toolUseId)
+    const deps: TurnDeps = {
+      ...turnDeps(turnId),
+      services: scope.services,
+      permissions: scope.permissions(),
+      messageBudget: spec.messageBudgetChars ?? config.messageBudget,
+      child: spec,
+      onParkedChange: under.park,
+    }
+    const turn = startTurn(deps, { mode: 'batch', earlyStart })
+    track(turn)
+    return turn
+  }
+  function openChild(call: ChildCall, childOptions: ChildOptions | undefined): ChildSession {
+    const parent = scopes.get(call.turnId) ?? root
+    const spec = childSpecOf(parent, call, childOptions)
+    const scope = childScope(parent, spec, policyInputs)
+    return childSession(
+      call,
+      spec,
+      scope,
+      { maxTurns: childOptions?.budget?.maxTurns, signal: childOptions?.signal },
+      openChildTurn,
+    )
+  }
+  /** The turns a child turn runs under, nearest first. */
+  const ancestorsOf = (turnId: string): string[] => {
+    const chain: string[] = []
+    for (let up = parentTurn.get(turnId); up !== undefined; up = parentTurn.get(up)) chain.push(up)
+    return chain
+  }
+
   /** A turn the kernel tracks while it runs, so a failing log can stop it. */
   const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
     refuseFailedLog()
@@ -403,8 +480,16 @@ export function createKernelInternals(
     if (turn !== undefined) {
       const next = turn.answer(toolUseId, event)
       if (!live.has(turn)) track(turn)
-      return next
+      // A child's call (docs/subagents.md): the answer moved every turn above it on; the app
+      // goes on with the outermost one.
+      const above = ancestorsOf(turn.turnId).flatMap((id) => inHand.get(id) ?? [])
+      for (const ancestor of above) if (!live.has(ancestor)) track(ancestor)
+      return above.at(-1)?.result() ?? next
     }
+    if (pendingApprovals(events).some((p) => p.toolUseId === toolUseId && p.parentToolUseId !== undefined))
+      throw new Error(
+        `tool call ${toolUseId} waits in a child session whose parent call is not running in this kernel; it cannot go on`,
+      )
     // The turn was parked by another kernel (another process, before a crash): read it back.
     if (grammar !== undefined && installedBashParser() === undefined) await grammar
     log.append({ type: 'turn.resumed', turnId: event.turnId, answered: toolUseId })
@@ -465,7 +550,14 @@ export function createKernelInternals(
     runTurn,
     pendingApprovals: () => pendingApprovals(log.read()),
     answer,
-    openTurn: open,
+    openTurn: (mode, early, child) => {
+      if (child === undefined) return open(mode, early)
+      // Replay: the child turn as recorded, under a parent call whose stand-in answers as it did.
+      const parent = scopes.get(child.spec.parentTurnId) ?? root
+      const scope = childScope(parent, child.spec, policyInputs)
+      const under = { toolUseId: child.parentToolUseId, park: () => undefined }
+      return openChildTurn(scope, child.spec, under, early === 'none' ? 'none' : 'all')
+    },
     ready: async () => {
       if (grammar !== undefined) await grammar
     },
@@ -625,7 +717,7 @@ function buildServices(
   options: KernelOptions,
   config: KernelConfig,
   log: GuardedLog,
-  { clock, ids, timers }: Pick<ToolPorts, 'clock' | 'ids'> & { timers: CallTimers },
+  { clock, ids, timers, grants }: Pick<ToolPorts, 'clock' | 'ids'> & { timers: CallTimers; grants: Grants },
   offered: () => readonly string[],
   session: SessionContext,
 ): CallServices {
@@ -679,7 +771,6 @@ function buildServices(
         ...(env !== undefined ? { environment: env } : {}),
         ...(sandboxes !== undefined ? { sandbox: sandboxes.kernel } : {}),
       }),
-    // Grants live in the log: a kernel over a resumed log honours the ones given before.
     permissions: createPermissionPolicy({
       rules,
       // Read per decision: the current mode, not the configured one (docs/session-context.md).
@@ -688,7 +779,7 @@ function buildServices(
       },
       cwd,
       judge,
-      grants: Grants.fromLog(log.read(), judge),
+      grants,
       canUseTool: options.canUseTool,
       approvals: config.approvals,
       record,

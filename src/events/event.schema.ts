@@ -13,6 +13,11 @@ const envelope = {
   seq: z.number().int().nonnegative(),
   at: z.number(),
   turnId: z.string(),
+  /**
+   * Set on every event of a child turn (a subagent's, `context.runChild`): the parent call it runs
+   * under (docs/subagents.md). Absent on the session's own turns.
+   */
+  parentToolUseId: z.string().optional(),
 }
 const toolEnvelope = { ...envelope, toolUseId: z.string() }
 
@@ -92,6 +97,23 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     /** The permission mode and rules in force, so a log replays with the configuration it was recorded with. */
     permissions: z
       .object({ mode: z.string(), allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) })
+      .optional(),
+    /**
+     * A child turn (docs/subagents.md): the parent call's turn, the tools the child may call and
+     * the rules it asked for (`permissions` holds the effective ones, narrowed by the parent's).
+     */
+    child: z
+      .object({
+        parentTurnId: z.string(),
+        tools: z.array(z.string()),
+        rules: z.object({
+          mode: z.string().optional(),
+          allow: z.array(z.string()).optional(),
+          ask: z.array(z.string()).optional(),
+          deny: z.array(z.string()).optional(),
+        }),
+        messageBudgetChars: z.number().nonnegative().optional(),
+      })
       .optional(),
   }),
   /**

@@ -32,6 +32,8 @@ export interface OpenTurn {
   completed: boolean
   /** The turn's last word was `turn.parked`: it waits for answers, nothing of it runs. */
   parked: boolean
+  /** A child turn's parent call (docs/subagents.md): the turn lives only while that call runs. */
+  parentToolUseId: string | undefined
 }
 
 /**
@@ -43,14 +45,23 @@ export interface OpenTurn {
  * for (const event of recover(log.read())) log.append(event)
  */
 export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
-  const appended: KernelEventInput[] = []
+  const all: KernelEventInput[] = []
   for (const [turnId, turn] of openTurns(events)) {
-    if (turn.completed || turn.parked) continue
+    if (turn.completed) continue
+    // A child turn's events carry its parent call, as the turn's own did.
+    const parent = turn.parentToolUseId
+    const appended = {
+      push: (event: KernelEventInput) => all.push(parent === undefined ? event : { ...event, parentToolUseId: parent }),
+    }
     const unanswered = [...turn.calls].filter(([, c]) => !c.position.answered).sort(([, a], [, b]) => a.index - b.index)
     // A turn with calls parked for a person stays parked (docs/approvals.md): they, and the calls
-    // not yet started behind them, go on when answered; only what was under way is closed.
-    const waits = unanswered.some(([, c]) => parkedAt(c))
+    // not yet started behind them, go on when answered; only what was under way is closed — such
+    // as a call whose child session waited for a person (docs/subagents.md). A child turn is
+    // closed whole: the call it ran under was under way, so it is closed too, and nothing would
+    // take the child's answers on.
+    const waits = parent === undefined && unanswered.some(([, c]) => parkedAt(c))
     const open = waits ? unanswered.filter(([, c]) => c.dispatched && !parkedAt(c)) : unanswered
+    if (turn.parked && waits && open.length === 0) continue
     if (waits && open.length === 0) {
       appended.push(parkedEvent(turnId, unanswered))
       continue
@@ -70,7 +81,7 @@ export function recover(events: readonly KernelEvent[]): KernelEventInput[] {
       )
     else appended.push({ type: 'turn.completed', turnId, results: turn.calls.size })
   }
-  return appended
+  return all
 }
 
 /** Parked at its permission step, answered or not: it has not run, and goes on when its turn does. */
@@ -92,7 +103,11 @@ export function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn>
   const turns = new Map<string, OpenTurn>()
   for (const event of events) {
     let turn = turns.get(event.turnId)
-    if (turn === undefined) turns.set(event.turnId, (turn = { calls: new Map(), completed: false, parked: false }))
+    if (turn === undefined)
+      turns.set(
+        event.turnId,
+        (turn = { calls: new Map(), completed: false, parked: false, parentToolUseId: event.parentToolUseId }),
+      )
     if (event.type === 'turn.completed') turn.completed = true
     if (event.type === 'turn.parked') turn.parked = true
     if (event.type === 'turn.resumed') turn.parked = false

@@ -103,12 +103,26 @@ export function createTelemetryExporter(options: TelemetryExporterOptions): Tele
     let open = turns.get(record.turnKey)
     if (open === undefined) {
       const root: SpanRecord = { ...record, key: record.turnKey, name: 'toolkernel.turn', links: [], attributes: {} }
-      const span = start({ ...root, startMs: record.turnStartMs }, ROOT_CONTEXT)
+      const span = start({ ...root, startMs: record.turnStartMs }, turnParent(record))
       open = { span, ctx: trace.setSpan(ROOT_CONTEXT, span), lastMs: record.endMs }
       turns.set(record.turnKey, open)
     }
     open.lastMs = Math.max(open.lastMs, record.endMs)
     return undefined
+  }
+
+  /**
+   * Where a turn's span hangs: nowhere (a trace of its own), or — a child turn (docs/subagents.md)
+   * — from its parent call's span, whose ids are derived, so it may be exported before or after.
+   */
+  const turnParent = (record: SpanRecord): Context => {
+    if (record.under === undefined) return ROOT_CONTEXT
+    const parent = {
+      traceId: deriveIds(session, record.under.traceKey).traceId,
+      spanId: deriveIds(session, record.under.parentKey).spanId,
+      traceFlags: TraceFlags.SAMPLED,
+    }
+    return trace.setSpanContext(ROOT_CONTEXT, parent)
   }
 
   return {
@@ -147,7 +161,7 @@ export function createTelemetryExporter(options: TelemetryExporterOptions): Tele
     if (appSpan !== undefined && isSpanContextValid(appSpan)) return
     const open = turns.get(record.turnKey)
     turns.delete(record.turnKey)
-    const span = open?.span ?? start(record, ROOT_CONTEXT)
+    const span = open?.span ?? start(record, turnParent(record))
     span.setAttributes(record.attributes)
     for (const key of record.links) span.addLink(linkTo(session, record, key))
     finish(span, record)

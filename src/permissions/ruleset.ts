@@ -18,6 +18,11 @@ export interface RuleSet {
   readonly deny: readonly PermissionRule[]
   /** Resolves where paths point; without it, path rules see only the path as written. */
   readonly judge?: PathJudge | undefined
+  /**
+   * A child session's parent rules (docs/subagents.md): an allow rule here allows a call only
+   * when the parent's rules allow it too — allow rules intersect.
+   */
+  readonly within?: RuleSet | undefined
 }
 
 export interface RuleMatch {
@@ -88,7 +93,9 @@ export function matchRules(rules: RuleSet, tool: Tool, input: unknown, cwd: stri
     if (hit !== undefined) return { behavior, rule: hit.source }
   }
   const allowed = allowedBy(rules.allow, tool, input, cwd, rules.judge)
-  return allowed === undefined ? undefined : { behavior: 'allow', rule: allowed }
+  if (allowed === undefined) return undefined
+  if (rules.within !== undefined && matchRules(rules.within, tool, input, cwd)?.behavior !== 'allow') return undefined
+  return { behavior: 'allow', rule: allowed }
 }
 
 /** Deny and ask rules match a compound command when any part (or the whole) matches. */

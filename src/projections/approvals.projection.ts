@@ -23,6 +23,8 @@ export interface PendingApproval {
   readonly suggestions: readonly string[]
   /** The answer is in the log, but the call has not gone on yet (the turn resumes with it). */
   readonly answered: boolean
+  /** A child session's call (docs/subagents.md): the parent call it runs under. */
+  readonly parentToolUseId?: string
 }
 
 /**
@@ -48,6 +50,7 @@ export function pendingApprovals(events: Iterable<KernelEvent>): PendingApproval
 
 function pendingOf(event: EventOf<'permission.pending'>): PendingApproval {
   const { turnId, toolUseId, tool, input, digest, reason, source, suggestions } = event
-  const base = { turnId, toolUseId, tool, input, digest, reason, source, suggestions, answered: false }
-  return event.rule === undefined ? base : { ...base, rule: event.rule }
+  const base: PendingApproval = { turnId, toolUseId, tool, input, digest, reason, source, suggestions, answered: false }
+  const ruled = event.rule === undefined ? base : { ...base, rule: event.rule }
+  return event.parentToolUseId === undefined ? ruled : { ...ruled, parentToolUseId: event.parentToolUseId }
 }

@@ -94,6 +94,8 @@ export function messageOf(state: TurnMessageState): ToolResultMessage {
 export function projectMessages(events: Iterable<KernelEvent>): ToolResultMessage[] {
   const byTurn = new Map<string, KernelEvent[]>()
   for (const event of events) {
+    // A child session's turns are its own conversation, not the session's (docs/subagents.md).
+    if (event.parentToolUseId !== undefined) continue
     const list = byTurn.get(event.turnId)
     if (list === undefined) byTurn.set(event.turnId, [event])
     else list.push(event)

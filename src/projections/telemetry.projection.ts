@@ -39,6 +39,11 @@ export interface SpanRecord {
   status: 'ok' | 'error'
   /** Keys of the spans this one links to (a replayed span: its original). */
   links: string[]
+  /**
+   * A child turn's span (docs/subagents.md): its turn hangs from the parent call's span
+   * (`parentKey`), in the trace of the outermost turn (`traceKey`).
+   */
+  under?: { parentKey: string; traceKey: string }
 }
 
 /** The histograms: the convention's duration, and the three waits no peer reports apart. */
@@ -176,13 +181,30 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
   const calls = new Map<string, Map<string, CallState>>()
   // The MCP tools the pool took in (pool.changed `names`): their calls carry the MCP attributes.
   const mcp = new Map<string, { server: string; tool: string }>()
+  // Child turns: the parent call each hangs from, and the outermost turn (whose trace they join).
+  const nesting = new Map<string, { parentKey: string; traceKey: string; root: string }>()
+  const nest = (records: TelemetryRecords, turnId: string): TelemetryRecords => {
+    const under = nesting.get(turnId)
+    if (under !== undefined)
+      for (const span of records.spans) span.under = { parentKey: under.parentKey, traceKey: under.traceKey }
+    if (records.spans.some((span) => span.kind === 'turn')) nesting.delete(turnId)
+    return records
+  }
   return {
     apply(event) {
+      if (event.type === 'turn.started' && event.child !== undefined && event.parentToolUseId !== undefined) {
+        const root = nesting.get(event.child.parentTurnId)?.root ?? event.child.parentTurnId
+        nesting.set(event.turnId, {
+          parentKey: keyOf(options, `call|${event.child.parentTurnId}|${event.parentToolUseId}`),
+          traceKey: keyOf(options, `turn|${root}`),
+          root,
+        })
+      }
       if (event.type === 'pool.changed') {
         for (const name of event.removed) mcp.delete(name)
         for (const { name, server, tool } of event.names ?? []) mcp.set(name, { server, tool })
       }
-      if (!('toolUseId' in event)) return applyTurnEvent(event, turns, calls, options)
+      if (!('toolUseId' in event)) return nest(applyTurnEvent(event, turns, calls, options), event.turnId)
       let open = calls.get(event.turnId)
       if (event.type === 'tool.requested') {
         if (open === undefined) calls.set(event.turnId, (open = new Map()))
@@ -201,7 +223,7 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
       }
       const out: TelemetryRecords = { spans: [], metrics: [] }
       finishCall(call, event, turn?.startMs ?? call.requestedAt, options, out, mcp.get(call.tool ?? call.requestedName))
-      return out
+      return nest(out, event.turnId)
     },
   }
 }

@@ -27,6 +27,7 @@ import { inDecisionOrder } from './decision-order.js'
 import { isThenable } from '../util/is-thenable.js'
 import { ERRNO_CODES, isErrorName, TelemetrySafeError } from '../events/error-class.js'
 import type { CallTimers } from '../actors/tool-call/call-timing.js'
+import { NESTED_PARK } from '../actors/tool-call/call-scope.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
 import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
 import { changeContext, type ContextChange } from '../tools/context-change.js'
@@ -313,6 +314,18 @@ class Gates {
     return new Promise<T>((resolve) => this.#waiting.set(key, resolve as (value: unknown) => void))
   }
 
+  readonly #nested = new Map<string, (parked: boolean) => void>()
+
+  /** A running stand-in's way to park its call on a child's behalf (docs/subagents.md). */
+  nested(toolUseId: string, park: ((parked: boolean) => void) | undefined): void {
+    if (park !== undefined) this.#nested.set(toolUseId, park)
+  }
+
+  /** The recording parked (`true`) or resumed a running call on a child's behalf. */
+  park(toolUseId: string, parked: boolean): void {
+    this.#nested.get(toolUseId)?.(parked)
+  }
+
   /** Opens every gate still waiting (with no recorded answer): lets a stopped replay finish. */
   drain(): void {
     for (const [key, resolve] of [...this.#waiting]) {
@@ -426,6 +439,8 @@ function recordedTool(
     call: async (_input: unknown, context: { toolUseId: string; onProgress(data: unknown): void }) => {
       const id = context.toolUseId
       now.gates.sink(id, (data) => context.onProgress(data))
+      // A call that ran a child session parks where the recording parked on the child's behalf.
+      now.gates.nested(id, (context as unknown as Record<symbol, (parked: boolean) => void>)[NESTED_PARK])
       // Each attempt of a retried tool answers as it did: a failure (tool.retrying), then the last.
       const attempt = (now.attempts.replayed.get(id) ?? 0) + 1
       now.attempts.replayed.set(id, attempt)
@@ -543,7 +558,13 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
   const { gates, recording, activity } = now
   const settle = () => activity.idle()
   const started = recorded[0] as EventOf<'turn.started'>
-  const turn = kernel.openTurn(started.mode, started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe'))
+  const early = started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe')
+  // A child turn (docs/subagents.md) opens under its parent call, with the scope it recorded.
+  const child =
+    started.child !== undefined && started.parentToolUseId !== undefined
+      ? { spec: started.child, parentToolUseId: started.parentToolUseId }
+      : undefined
+  const turn = kernel.openTurn(started.mode, early, child)
   const controller = new AbortController()
   let i = 1
   if (started.mode === 'batch') {
@@ -663,6 +684,13 @@ function drive(
       // The prompt deferred (or there was none): the call parked here.
       gates.release(`check:${event.toolUseId}`, true)
       gates.release(`perm:${event.toolUseId}`, { behavior: 'defer' })
+      return
+    case 'turn.parked':
+      // Calls still running among the pending ones wait in a child session: park them here too.
+      for (const id of event.pending) gates.park(id, true)
+      return
+    case 'turn.resumed':
+      gates.park(event.answered, false)
       return
     case 'permission.answered':
       // A person's answer is an outside answer: given to the parked call at its recorded moment.

@@ -1,13 +1,25 @@
 import { z } from 'zod'
 import { guarded } from '../util/guarded.js'
 import type { JsonSchemaObject, Tool } from './tool.types.js'
+import type {
+  AnthropicApiTool,
+  ApiTool,
+  OpenAIChatApiTool,
+  OpenAIResponsesFunctionTool,
+  OpenAIResponsesToolSearch,
+} from './api-tool.types.js'
 
-/** One entry of the Anthropic Messages API `tools` request parameter. */
-export interface ApiTool {
-  name: string
-  description: string
-  input_schema: JsonSchemaObject
-}
+export {
+  API_FORMATS,
+  type AnthropicApiTool,
+  type ApiFormat,
+  type ApiTool,
+  type ApiToolOf,
+  type OpenAIChatApiTool,
+  type OpenAIResponsesApiTool,
+  type OpenAIResponsesFunctionTool,
+  type OpenAIResponsesToolSearch,
+} from './api-tool.types.js'
 
 const jsonSchemas = new WeakMap<Tool, JsonSchemaObject>()
 
@@ -51,50 +63,6 @@ export function toAPIFormat(tools: readonly Tool[]): ApiTool[] {
   return tools
     .filter((tool) => guarded(() => tool.isEnabled(), false))
     .map((tool) => anthropicTool({ tool, deferred: false }))
-}
-
-/** The request formats `kernel.apiTools({ format })` produces. */
-export const API_FORMATS = ['anthropic', 'openai-chat', 'openai-responses'] as const
-export type ApiFormat = (typeof API_FORMATS)[number]
-
-/** One Anthropic `tools` entry, as the kernel sends it (a subset of the SDK's `Tool`). */
-export interface AnthropicApiTool extends ApiTool {
-  /** Only the name is in the prompt until a `tool_reference` (ToolSearch's result) expands it. */
-  defer_loading?: boolean
-  input_examples?: Array<Record<string, unknown>>
-}
-
-/** One OpenAI Chat Completions `tools` entry (the SDK's `ChatCompletionFunctionTool`). */
-export interface OpenAIChatApiTool {
-  type: 'function'
-  function: { name: string; description: string; parameters: Record<string, unknown>; strict?: boolean }
-}
-
-/** One OpenAI Responses function tool (the SDK's `FunctionTool`). */
-export interface OpenAIResponsesFunctionTool {
-  type: 'function'
-  name: string
-  description: string
-  parameters: Record<string, unknown>
-  strict: boolean
-  defer_loading?: boolean
-}
-
-/** The Responses API's client-executed tool search (the SDK's `ToolSearchTool`). */
-export interface OpenAIResponsesToolSearch {
-  type: 'tool_search'
-  execution: 'client'
-  description: string
-  parameters: Record<string, unknown>
-}
-
-export type OpenAIResponsesApiTool = OpenAIResponsesFunctionTool | OpenAIResponsesToolSearch
-
-/** The `tools` parameter's entry type for each format. */
-export interface ApiToolOf {
-  anthropic: AnthropicApiTool
-  'openai-chat': OpenAIChatApiTool
-  'openai-responses': OpenAIResponsesApiTool
 }
 
 /** A tool as the pool hands it to a format: deferred or sent in full. */

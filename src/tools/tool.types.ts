@@ -7,6 +7,10 @@ import type { ShellAnalyzer, ToolPorts } from '../ports/index.js'
 import type { LazySchema } from './lazy-schema.js'
 import type { RetryPolicy } from './retry.js'
 import type { ContextChanged, SessionView } from './context-change.js'
+import type { ChildOptions, ChildSession } from './child.types.js'
+import type { JsonSchemaObject } from './api-tool.types.js'
+
+export type { JsonSchemaObject } from './api-tool.types.js'
 
 /** What a tool receives when called. Everything it may touch comes through here, never globals. */
 export interface ToolContext {
@@ -32,6 +36,12 @@ export interface ToolContext {
    * does not). Tools that list or search files leave out what it may not read.
    */
   mayRead(path: string): boolean
+  /**
+   * Runs a child session (a subagent) under this call: its own tools and rules, which only
+   * narrow the parent's, its events in the same log with `parentToolUseId` (docs/subagents.md).
+   * Absent outside a kernel.
+   */
+  runChild?(options?: ChildOptions): ChildSession
 }
 
 /**
@@ -49,9 +59,6 @@ export type PermissionResult<I> =
   { behavior: 'allow'; updatedInput?: I } | { behavior: 'deny'; message: string } | { behavior: 'ask'; message: string }
 
 export type InterruptBehavior = 'cancel' | 'block'
-
-/** A JSON Schema object, for tools (MCP ones, say) that describe their input without zod. */
-export type JsonSchemaObject = { type: 'object'; [key: string]: unknown }
 
 /**
  * A tool's run: an async generator that yields progress and returns the output, or a plain async

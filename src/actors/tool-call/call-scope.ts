@@ -11,6 +11,7 @@ import type { EventLog, ResultStore, ToolPorts } from '../../ports/index.js'
 import type { TurnBudget } from '../turn/budget.js'
 import type { ToolRegistry } from '../../tools/tool-registry.js'
 import type { Tool, ToolContext } from '../../tools/tool.types.js'
+import type { ChildOptions, ChildSession } from '../../tools/child.types.js'
 import type { HookRunner } from '../../hooks/hook-runner.js'
 import type { PermissionPolicy } from '../../permissions/policy.js'
 import { isThenable } from '../../util/is-thenable.js'
@@ -36,6 +37,27 @@ export interface CallServices {
   readonly timing?: CallTiming
   /** The session's context (cwd, env, data, mode) as it changes (docs/session-context.md). */
   readonly session?: SessionContext
+  /** Opens child sessions under a running call (`context.runChild`, docs/subagents.md). */
+  readonly children?: ChildRunner
+}
+
+/** The running call a child session opens under. */
+export interface ChildCall {
+  readonly turnId: string
+  readonly toolUseId: string
+  /** The tool the parent call runs. */
+  readonly toolName: string | undefined
+  /** The call's signal: its interruption stops the child's turns. */
+  readonly signal: AbortSignal
+  /** Tells the call's turn that the call waits for a person below it (a child's parked call), or no longer. */
+  park(parked: boolean): void
+  /** The call has its result: its child session takes no more turns. */
+  ended(): boolean
+}
+
+/** What `context.runChild` runs on: the kernel's (composition root, child-scope.ts). */
+export interface ChildRunner {
+  open(call: ChildCall, options: ChildOptions | undefined): ChildSession
 }
 
 /** The I/O of one call: owned by its steps, never read to decide what the call is. */
@@ -62,6 +84,8 @@ export interface CallIO {
   backoff: boolean
   /** The call ran out of time: a tool still going reports to no one. */
   timedOut: boolean
+  /** Set by the actor: tells the call's turn it waits for a person in a child session, or no longer. */
+  nestedPark?: (parked: boolean) => void
 }
 
 /** One call: what the kernel started it with. */
@@ -70,6 +94,8 @@ export interface CallScope {
   readonly turnId: string
   readonly toolUseId: string
   readonly index: number
+  /** The tool the model named (what a child session leaves out of its tools by default). */
+  readonly name?: string
   /** The turn's message budget, shared by its calls. */
   readonly budget: TurnBudget
   /** Set when the scheduler voids the call before it starts. */
@@ -195,6 +221,12 @@ export function controllerOf(call: CallScope): AbortController {
   return call.io.controller
 }
 
+/**
+ * On a call's context, not in the public type: tells the call's turn it waits for a person in a
+ * child session, or no longer. Replay's stand-ins use it to park where the recording parked.
+ */
+export const NESTED_PARK = Symbol('toolkernel.nestedPark')
+
 /** The context handed to the tool's own functions; built once per call. */
 export function toolContextOf(call: CallScope): ToolContext {
   const { io, services, turnId, toolUseId } = call
@@ -223,8 +255,32 @@ export function toolContextOf(call: CallScope): ToolContext {
       services.log.append({ type: 'tool.progress', turnId, toolUseId, data: logged })
       services.onProgress?.(turnId, toolUseId, logged)
     },
-  }
+    ...(services.children === undefined ? {} : { runChild: childOpener(call, services.children) }),
+    [NESTED_PARK]: (parked: boolean) => io.nestedPark?.(parked),
+  } as ToolContext
   return io.toolContext
+}
+
+/** `context.runChild` for this call: the kernel's runner, told about the call it runs under. */
+function childOpener(call: CallScope, children: ChildRunner): (options?: ChildOptions) => ChildSession {
+  const { io, turnId, toolUseId } = call
+  let parkedBelow = 0
+  const under: ChildCall = {
+    turnId,
+    toolUseId,
+    toolName: call.name,
+    get signal() {
+      return controllerOf(call).signal
+    },
+    // Several child turns may wait at once: the call waits while any does.
+    park: (parked) => {
+      if (parked) {
+        if (parkedBelow++ === 0) io.nestedPark?.(true)
+      } else if (parkedBelow > 0 && --parkedBelow === 0) io.nestedPark?.(false)
+    },
+    ended: () => io.answered || io.timedOut,
+  }
+  return (options) => children.open(under, options)
 }
 
 /** How a hook's added context reads to the model (replay's stand-ins take it back out). */

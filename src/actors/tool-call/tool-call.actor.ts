@@ -224,6 +224,7 @@ export function startToolCall(
     turnId: request.turnId,
     toolUseId: request.toolUseId,
     index: request.index,
+    name: request.name,
     budget: request.budget,
     voided: request.voided,
     inputError: request.inputError,
@@ -234,6 +235,8 @@ export function startToolCall(
   const callId = nextId()
   const done = settleOnce()
   const parked = listeners()
+  // A child session's parked calls park this call's place in its turn (docs/subagents.md).
+  scope.io.nestedPark = (isNowParked) => (isNowParked ? parked.fire() : parked.rearm())
   // A bug in a step: still answer the tool_use, and say where it broke.
   const failInternally = (error: unknown): void => {
     if (!scope.io.answered) {

@@ -50,7 +50,17 @@ export class GuardedLog implements EventLog {
     return this.#failure
   }
 
-  append(input: KernelEventInput): KernelEvent {
+  /** Child turns (docs/subagents.md): each of their events is stamped with the parent call's id. */
+  readonly #nested = new Map<string, string>()
+
+  /** From now on, every event of `turnId` carries `parentToolUseId`. */
+  nest(turnId: string, parentToolUseId: string): void {
+    this.#nested.set(turnId, parentToolUseId)
+  }
+
+  append(given: KernelEventInput): KernelEvent {
+    const parent = this.#nested.size === 0 ? undefined : this.#nested.get(given.turnId)
+    const input = parent === undefined ? given : { ...given, parentToolUseId: parent }
     if (this.#failure === undefined) {
       try {
         return this.inner.append(input)

@@ -59,6 +59,8 @@ export interface SchedulerOptions {
    * behind them (`waiting`); told again each time that is so anew after an answer.
    */
   onParked?: (pending: readonly string[], waiting: readonly string[]) => void
+  /** Told when a call moves on after the turn was told it is parked (a person answered below it). */
+  onResumed?: (toolUseId: string) => void
 }
 
 interface Entry {
@@ -165,7 +167,10 @@ class CallQueue {
       handle.onParked((parked) =>
         this.#run(() => {
           if (parked) this.#parked.add(slot)
-          else if (this.#parked.delete(slot)) this.#toldParked = false
+          else if (this.#parked.delete(slot) && this.#toldParked) {
+            this.#toldParked = false
+            this.options.onResumed?.(slot.entry.call.toolUseId)
+          }
           this.#pump()
         }),
       )

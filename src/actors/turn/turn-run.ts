@@ -5,7 +5,7 @@
  * turn.ts wraps it in the public `Turn` handle.
  */
 import { Subject, type Subscription } from 'rxjs'
-import type { KernelEvent } from '../../events/event.schema.js'
+import type { EventOf, KernelEvent } from '../../events/event.schema.js'
 import { AnthropicStreamIntake } from '../../intake/anthropic-stream.js'
 import type { IncomingToolUse, IntakeSink } from '../../intake/incoming.js'
 import { jsonProblem } from '../../intake/json-bounds.js'
@@ -45,6 +45,10 @@ export interface TurnDeps {
   logFailure?: () => string | undefined
   /** Settles when what decisions depend on is loaded (the shell grammar); absent when it is. */
   ready?: Promise<void> | undefined
+  /** A child turn (docs/subagents.md): recorded in its turn.started. */
+  child?: EventOf<'turn.started'>['child']
+  /** Told when the turn parks, and when an answer moves it on (a child turn tells its parent call). */
+  onParkedChange?: (parked: boolean) => void
 }
 
 export interface TurnConfig {
@@ -91,6 +95,9 @@ export class TurnRun {
   /** The turn's result: settles when it is over, or parked (then a new one once it is answered). */
   #result!: Promise<TurnResult>
   #resolveResult!: (result: TurnResult) => void
+  /** The turn's result once it is over (no call pending): what a child session waits for. */
+  readonly final: Promise<TurnResult>
+  #resolveFinal!: (result: TurnResult) => void
   /** Each started call's handle, for answers to parked calls. */
   readonly #handles = new Map<string, CallHandle>()
   /** Until what decisions depend on is loaded, calls, the end and interruptions wait here in order. */
@@ -115,8 +122,10 @@ export class TurnRun {
         earlyStart: config.earlyStart,
         cwd: deps.services.cwd,
         permissions: deps.permissions,
+        ...(deps.child === undefined ? {} : { child: deps.child }),
       }).seq
     this.#reopen()
+    this.final = new Promise<TurnResult>((resolve) => (this.#resolveFinal = resolve))
     if (deps.ready !== undefined) {
       this.#waiting = []
       void deps.ready.then(() => {
@@ -147,13 +156,18 @@ export class TurnRun {
   answer(toolUseId: string, event: AnswerEvent): Promise<TurnResult> {
     const handle = this.#handles.get(toolUseId)
     if (handle === undefined) throw new Error(`tool call ${toolUseId} is not a parked call of turn ${this.turnId}`)
-    if (this.parked) {
-      this.parked = false
-      this.#reopen()
-      this.#deps.log.append({ type: 'turn.resumed', turnId: this.turnId, answered: toolUseId })
-    }
+    this.#wake(toolUseId)
     if (!handle.answer(event)) throw new Error(`tool call ${toolUseId} of turn ${this.turnId} is not parked`)
     return this.#result
+  }
+
+  /** A call of this parked turn moves on (answered here, or below it in a child turn): the turn goes on. */
+  #wake(toolUseId: string): void {
+    if (!this.parked) return
+    this.parked = false
+    this.#reopen()
+    this.#deps.log.append({ type: 'turn.resumed', turnId: this.turnId, answered: toolUseId })
+    this.#deps.onParkedChange?.(false)
   }
 
   #reopen(): void {
@@ -301,6 +315,7 @@ export class TurnRun {
       onCascade: (failed, siblings) =>
         log.append({ type: 'tool.cascaded', turnId, toolUseId: failed.toolUseId, siblings: [...siblings] }),
       onParked: (pending, waiting) => this.#parkedNow(pending, waiting),
+      onResumed: (toolUseId) => this.#wake(toolUseId),
     }
   }
 
@@ -315,6 +330,7 @@ export class TurnRun {
     const byIndex = (a: string, b: string): number => (order.get(a) ?? 0) - (order.get(b) ?? 0)
     this.parked = true
     log.append({ type: 'turn.parked', turnId: this.turnId, pending: [...pending].sort(byIndex), waiting: [...waiting] })
+    this.#deps.onParkedChange?.(true)
     const settle = (): void => this.#settle()
     if (log.fence === undefined) settle()
     else log.fence().then(settle, settle)
@@ -341,12 +357,29 @@ export class TurnRun {
     const message = toMessageParam(content)
     const logError = this.#deps.logFailure?.()
     const discarded = this.discarded
-    const pending = over ? [] : pendingApprovals(events)
-    this.#resolveResult(
+    // Parked: its own calls waiting for a person, and those of child turns under its calls.
+    const pending = over ? [] : pendingApprovals(this.#withChildren(events))
+    const result: TurnResult =
       logError === undefined
         ? { message, events, discarded, pending }
-        : { message, events, discarded, pending, logError },
-    )
+        : { message, events, discarded, pending, logError }
+    this.#resolveResult(result)
+    if (over) this.#resolveFinal(result)
+  }
+
+  /** The turn's events and those of the child turns under its calls, at any depth (docs/subagents.md). */
+  #withChildren(events: readonly KernelEvent[]): KernelEvent[] {
+    const all = eventsFrom(this.#deps.log.read(), this.first)
+    if (!all.some((e) => e.parentToolUseId !== undefined)) return [...events]
+    const turns = new Set([this.turnId])
+    const calls = new Set<string>()
+    return all.filter((e) => {
+      if (e.type === 'turn.started' && e.parentToolUseId !== undefined && calls.has(e.parentToolUseId))
+        turns.add(e.turnId)
+      if (!turns.has(e.turnId)) return false
+      if (e.type === 'tool.requested') calls.add(e.toolUseId)
+      return true
+    })
   }
 }
 

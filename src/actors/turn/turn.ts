@@ -41,6 +41,8 @@ export interface TurnControl extends Turn {
   interrupt(kind: InterruptKind, reason: string, flushed?: readonly IncomingToolUse[]): void
   /** Gives a parked call of this turn its answer; resolves with the turn's next result. */
   answer(toolUseId: string, event: AnswerEvent): Promise<TurnResult>
+  /** The turn's result once it is over: after every answer it waits for (a child session waits here). */
+  final(): Promise<TurnResult>
 }
 
 /**
@@ -81,6 +83,7 @@ export function startTurn(deps: TurnDeps, config: TurnConfig, resumed?: ResumedT
     answer: (toolUseId, event) => run.answer(toolUseId, event),
     updates: () => toAsyncIterable(updates$),
     result: () => run.result,
+    final: () => run.final,
   }
 }
 

@@ -1,0 +1,183 @@
+/**
+ * Agent: runs a subagent — a model of the app's with its own prompt and a subset of the tools —
+ * as a child session under the call (`context.runChild`, docs/subagents.md). The app supplies the
+ * model through a small port: a function from the conversation to the model's next message.
+ */
+import { z } from 'zod'
+import type { ChildRules } from '../child.types.js'
+import { buildTool } from '../build-tool.js'
+import { lazySchema } from '../lazy-schema.js'
+import type { AnthropicApiTool } from '../to-api-format.js'
+import type { Tool } from '../tool.types.js'
+
+/** One message of the subagent's conversation, in the Anthropic Messages shape. */
+export interface AgentMessage {
+  role: 'user' | 'assistant'
+  content: string | readonly unknown[]
+}
+
+/** What the model port is asked: the subagent's prompt, its conversation so far, its tools. */
+export interface AgentModelRequest {
+  /** The subagent's system prompt (its definition's `prompt`). */
+  system: string
+  messages: readonly AgentMessage[]
+  /** The child's tools, as the Anthropic Messages API takes them. */
+  tools: AnthropicApiTool[]
+  /** The Agent call's signal: pass it to the SDK so an abort or a deadline stops the request. */
+  signal: AbortSignal
+  /** Which subagent asks (its name in `agents`). */
+  agent: string
+}
+
+/**
+ * The model the subagent talks to: the app's function, typically `anthropic.messages.create`
+ * with its own model name. It returns the assistant message (an Anthropic `Message`: `content`
+ * and `stop_reason`).
+ *
+ * @example
+ * const model: AgentModel = ({ system, messages, tools, signal }) =>
+ *   anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 4096, system, messages, tools }, { signal })
+ */
+export type AgentModel = (request: AgentModelRequest) => Promise<AgentResponse>
+
+/** The model's message as the port returns it (an Anthropic `Message` fits). */
+export interface AgentResponse {
+  content: readonly unknown[]
+  stop_reason: string | null
+}
+
+/** A kind of subagent the model may start. */
+export interface AgentDefinition {
+  /** When to use it: what the model reads when it picks one. */
+  description: string
+  /** Its system prompt. */
+  prompt: string
+  /** The parent's tools it may call. Default: all of them but Agent. */
+  tools?: readonly string[]
+  /** Rules that narrow the parent's for it (docs/subagents.md §Rules). */
+  rules?: ChildRules
+  /** Model requests it may make before it is stopped. Default: the tool's `maxTurns`. */
+  maxTurns?: number
+}
+
+export interface AgentToolOptions {
+  model: AgentModel
+  /** The subagents, by name. Default: one, `general-purpose`, with every tool but Agent. */
+  agents?: Readonly<Record<string, AgentDefinition>>
+  /** Model requests a subagent may make. Default 20. */
+  maxTurns?: number
+}
+
+export interface AgentInput {
+  description: string
+  prompt: string
+  subagent_type?: string | undefined
+}
+
+export const DEFAULT_AGENT_MAX_TURNS = 20
+
+const GENERAL_PURPOSE: AgentDefinition = {
+  description:
+    'A general agent for multi-step tasks: searching code, researching a question, making a change that needs several tools.',
+  prompt:
+    'You are a subagent. Do the task you are given with the tools you have, then answer with a concise report of what you found or did: that report is all the caller sees.',
+}
+
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    description: z.string().min(1).describe('A short (3–5 word) description of the task'),
+    prompt: z
+      .string()
+      .min(1)
+      .describe('The task for the subagent: everything it needs to know, since it sees nothing else'),
+    subagent_type: z.string().optional().describe('Which kind of subagent to start (default: general-purpose)'),
+  }),
+)
+
+/**
+ * The Agent tool: each call runs a subagent to the end of its task and answers with its final
+ * report. The subagent's calls run through all nine steps under the parent's rules; a call of it
+ * that needs a person parks the parent's turn until `kernel.answer`.
+ *
+ * @example
+ * const Agent = createAgentTool({ model: (request) => callMyModel(request) })
+ * const kernel = createKernel({ tools: [...builtinTools, Agent] })
+ */
+export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, string> {
+  if (typeof options?.model !== 'function')
+    throw new TypeError('createAgentTool: `model` must be a function from the conversation to the next message')
+  const agents = options.agents ?? { 'general-purpose': GENERAL_PURPOSE }
+  const names = Object.keys(agents)
+  if (names.length === 0) throw new TypeError('createAgentTool: `agents` names no subagent')
+  const maxTurns = options.maxTurns ?? DEFAULT_AGENT_MAX_TURNS
+  if (!Number.isInteger(maxTurns) || maxTurns < 1)
+    throw new RangeError(`createAgentTool: maxTurns must be a positive integer, got ${String(maxTurns)}`)
+  const model = options.model
+  return buildTool<AgentInput, string>({
+    name: 'Agent',
+    aliases: ['Task'],
+    searchHint: 'subagent task delegate research parallel',
+    description: () => 'Runs a subagent on a task.',
+    prompt: () =>
+      [
+        'Starts a subagent that works on a task on its own, with its own tools, and answers with a report. Use it for a search or a multi-step task whose details you do not need to see — it keeps your context small.',
+        'Give it everything it needs in `prompt`: it sees nothing of this conversation. It cannot ask you questions; its report is all you get back. Its tool calls follow the same permission rules as yours.',
+        `Kinds of subagent (subagent_type):\n${names.map((name) => `- ${name}: ${(agents[name] as AgentDefinition).description}`).join('\n')}`,
+      ].join(' '),
+    inputSchema,
+    interruptBehavior: () => 'cancel',
+    validateInput: ({ subagent_type }) =>
+      subagent_type === undefined || names.includes(subagent_type)
+        ? { result: true }
+        : {
+            result: false,
+            message: `there is no subagent type ${JSON.stringify(subagent_type)}; use one of: ${names.join(', ')}`,
+          },
+    userFacingName: () => 'Agent',
+    async call({ prompt, subagent_type }, context) {
+      if (context.runChild === undefined)
+        throw new Error('Agent runs subagents only inside a kernel (context.runChild is not there)')
+      const name = subagent_type ?? (names.includes('general-purpose') ? 'general-purpose' : (names[0] as string))
+      const agent = agents[name] as AgentDefinition
+      const limit = agent.maxTurns ?? maxTurns
+      const child = context.runChild({
+        ...(agent.tools === undefined ? {} : { tools: agent.tools }),
+        ...(agent.rules === undefined ? {} : { rules: agent.rules }),
+      })
+      const messages: AgentMessage[] = [{ role: 'user', content: prompt }]
+      const tools = child.apiTools()
+      for (let step = 1; step <= limit; step++) {
+        const response = await model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name })
+        messages.push({ role: 'assistant', content: response.content })
+        if (response.stop_reason !== 'tool_use') return reportOf(response)
+        const turn = await child.runTurn(response)
+        if (turn.aborted) throw new Error(`the subagent was stopped during its step ${step}`)
+        messages.push(turn.message)
+        context.onProgress(`step ${step}: ${turn.message.content.length} tool call(s)\n`)
+      }
+      return `The subagent (${name}) made ${limit} model requests without finishing its task, so it was stopped. Its last words: ${lastWords(messages)}`
+    },
+  })
+}
+
+/** The text of the model's last message: the subagent's report. */
+function reportOf(response: AgentResponse): string {
+  const text = textOf(response.content)
+  return text === '' ? '(the subagent ended without a report)' : text
+}
+
+function textOf(content: AgentMessage['content']): string {
+  if (typeof content === 'string') return content
+  return content
+    .flatMap((block) => {
+      const { type, text } = (block ?? {}) as { type?: unknown; text?: unknown }
+      return type === 'text' && typeof text === 'string' ? [text] : []
+    })
+    .join('\n')
+}
+
+function lastWords(messages: readonly AgentMessage[]): string {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant')
+  const text = last === undefined ? '' : textOf(last.content)
+  return text === '' ? '(none)' : text
+}
