@@ -173,6 +173,8 @@ export function statsCommand(events: readonly KernelEvent[], out: Out): number {
   out(`outcomes:      ${fmt(stats.byOutcome)}`)
   out(`tools:         ${fmt(stats.byTool)}`)
   out(`error classes: ${fmt(stats.errorClasses)}`)
+  if (Object.keys(stats.childCalls).length > 0)
+    out(`subagent calls, by the call they ran under: ${fmt(stats.childCalls)}`)
   out(`queue wait:    ${summary(stats.timings.flatMap((t) => (t.queueMs === undefined ? [] : [t.queueMs])))}`)
   out(`execution:     ${summary(stats.timings.flatMap((t) => (t.runMs === undefined ? [] : [t.runMs])))}`)
   return 0

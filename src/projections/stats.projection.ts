@@ -18,6 +18,8 @@ export interface CallTiming {
   runMs: number | undefined
   /** `pending`: parked for a person's approval (docs/approvals.md); `open`: no result, not parked. */
   outcome: 'success' | 'error' | 'cancelled' | 'open' | 'pending'
+  /** A child session's call (docs/subagents.md): the call it ran under. */
+  parentToolUseId?: string
 }
 
 export interface LogStats {
@@ -29,6 +31,8 @@ export interface LogStats {
   /** Why calls failed, by code (unknown_tool, invalid_input, permission_denied, tool_error, cancelled, …). */
   errorClasses: Record<string, number>
   timings: CallTiming[]
+  /** Calls of child sessions (docs/subagents.md), counted in `calls` too, by the call they ran under. */
+  childCalls: Record<string, number>
 }
 
 export function projectStats(events: readonly KernelEvent[]): LogStats {
@@ -42,6 +46,7 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
       dispatched?: number
       done?: number
       outcome: CallTiming['outcome']
+      parentToolUseId?: string
     }
   >()
   const errorClasses: Record<string, number> = counts()
@@ -52,9 +57,10 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
     if (!('toolUseId' in event)) continue
     const key = callKey(event.turnId, event.toolUseId)
     const call = calls.get(key)
-    if (event.type === 'tool.requested')
-      calls.set(key, { toolUseId: event.toolUseId, tool: event.name, requested: event.at, outcome: 'open' })
-    else if (call === undefined) continue
+    if (event.type === 'tool.requested') {
+      const { toolUseId, name: tool, at: requested, parentToolUseId } = event
+      calls.set(key, { toolUseId, tool, requested, outcome: 'open', ...(parentToolUseId ? { parentToolUseId } : {}) })
+    } else if (call === undefined) continue
     else if (event.type === 'tool.dispatched') call.dispatched = event.at
     else if (event.type === 'permission.pending') call.outcome = 'pending'
     else if (event.type === 'permission.answered') call.outcome = 'open'
@@ -68,18 +74,22 @@ export function projectStats(events: readonly KernelEvent[]): LogStats {
   }
   const byOutcome: Record<string, number> = counts()
   const byTool: Record<string, number> = counts()
+  const childCalls: Record<string, number> = counts()
   const timings: CallTiming[] = [...calls.values()].map((c) => {
     count(byOutcome, c.outcome)
     count(byTool, c.tool)
+    if (c.parentToolUseId !== undefined) count(childCalls, c.parentToolUseId)
     return {
       toolUseId: c.toolUseId,
       tool: c.tool,
       queueMs: c.dispatched === undefined ? undefined : c.dispatched - c.requested,
       runMs: c.dispatched === undefined || c.done === undefined ? undefined : c.done - c.dispatched,
       outcome: c.outcome,
+      ...(c.parentToolUseId === undefined ? {} : { parentToolUseId: c.parentToolUseId }),
     }
   })
-  return { events: events.length, turns: turns.size, calls: calls.size, byOutcome, byTool, errorClasses, timings }
+  const { length } = events
+  return { events: length, turns: turns.size, calls: calls.size, byOutcome, byTool, errorClasses, timings, childCalls }
 }
 
 /** Each call's state after event `at` (inclusive): what `toolkernel inspect --at N` shows. */

@@ -23,6 +23,8 @@ export interface TimelineCall {
   n: number
   /** Position of its turn in `turns`. */
   turn: number
+  /** How deep it runs in child sessions (docs/subagents.md): 0 for the session's own calls. */
+  depth: number
   id: string
   /** The name the model wrote. */
   tool: string
@@ -74,6 +76,9 @@ export interface TimelineTurn {
   maxConcurrency: number | null
   stopReason: string | null
   calls: number
+  /** A child turn's parent call (docs/subagents.md): the page shows the turn under that call. */
+  parent: string | null
+  depth: number
   /** The turn's own events (start, end, abort, recovery, completion). */
   events: TimelineEventRow[]
 }
@@ -105,12 +110,20 @@ export function projectTimelineModel(events: readonly KernelEvent[]): TimelineMo
   const turns = new Map<string, TimelineTurn>()
   const open = new Map<string, { call: TimelineCall; events: KernelEvent[] }>()
   const calls: Array<{ call: TimelineCall; events: KernelEvent[] }> = []
+  // Each call's depth in child sessions: a child turn is one deeper than the call it runs under.
+  const depthOf = new Map<string, number>()
   let last = origin
   for (const event of events) {
     last = Math.max(last, event.at)
     const turn = turnOf(turns, event, origin)
     if (!('toolUseId' in event)) {
-      if (event.type === 'turn.started') [turn.mode, turn.maxConcurrency] = [event.mode, event.maxConcurrency]
+      if (event.type === 'turn.started') {
+        ;[turn.mode, turn.maxConcurrency] = [event.mode, event.maxConcurrency]
+        if (event.parentToolUseId !== undefined) {
+          turn.parent = event.parentToolUseId
+          turn.depth = 1 + (depthOf.get(event.parentToolUseId) ?? 0)
+        }
+      }
       if (event.type === 'turn.ended') turn.stopReason = event.stopReason
       turn.events.push(row(event, origin))
       continue
@@ -118,6 +131,7 @@ export function projectTimelineModel(events: readonly KernelEvent[]): TimelineMo
     const key = `${event.turnId}\u0000${event.toolUseId}`
     if (event.type === 'tool.requested') {
       const entry = { call: newCall(calls.length, turn, event, origin), events: [event] }
+      depthOf.set(event.toolUseId, turn.depth)
       open.set(key, entry)
       calls.push(entry)
       turn.calls += 1
@@ -146,6 +160,8 @@ function turnOf(turns: Map<string, TimelineTurn>, event: KernelEvent, origin: nu
       maxConcurrency: null,
       stopReason: null,
       calls: 0,
+      parent: null,
+      depth: 0,
       events: [],
     }
     turns.set(event.turnId, turn)
@@ -159,6 +175,7 @@ function newCall(n: number, turn: TimelineTurn, event: EventOf<'tool.requested'>
   return {
     n,
     turn: turn.n,
+    depth: turn.depth,
     id: event.toolUseId,
     tool: event.name,
     resolved: null,

@@ -77,6 +77,8 @@ function callRow(call, i, w) {
   row.dataset.outcome = call.outcome;
   var label = add(el('div', 'label'), el('span', 'tool', call.tool), document.createTextNode(' '),
     el('span', 'id', call.id));
+  // A child session's call sits under the call it ran under (docs/subagents.md).
+  if (call.depth > 0) label.style.paddingLeft = 8 + call.depth * 14 + 'px';
   label.title = call.tool + ' ' + call.id + ' (turn ' + (call.turn + 1) + ')';
   return add(row, label, add(el('div', 'lane'), bar(call, w)));
 }
@@ -107,7 +109,9 @@ function turnRow(turn, i, w) {
   var words = ['Turn ' + (turn.n + 1), turn.id, turn.calls + ' call(s)', fmtMs(turn.end - turn.start)];
   if (turn.mode) words.push(turn.mode);
   if (turn.stopReason) words.push('stop ' + turn.stopReason);
+  if (turn.parent) words.push('under ' + turn.parent);
   var label = el('div', 'label', words.join(' · '));
+  if (turn.depth > 0) label.style.paddingLeft = 8 + turn.depth * 14 + 'px';
   label.title = words.join(' · ') + ' — click to zoom to this turn';
   var lane = el('div', 'lane');
   var x0 = Math.max(-2, xOf(turn.start, w)), x1 = Math.min(w + 2, xOf(turn.end, w));
@@ -155,11 +159,18 @@ function applyFilters() {
   });
   var narrowed = tool || outcome || errorClass || needle;
   items = [];
-  model.turns.forEach(function (t) {
+  // A child turn is listed right under the call it ran under, at any depth.
+  var under = {};
+  model.turns.forEach(function (t) { if (t.parent !== null) (under[t.parent] = under[t.parent] || []).push(t); });
+  function list(t) {
     if ((turn !== '' && String(t.n) !== turn) || (narrowed && !byTurn[t.n].length)) return;
     items.push({ turn: t });
-    byTurn[t.n].forEach(function (c) { items.push({ call: c }); });
-  });
+    byTurn[t.n].forEach(function (c) {
+      items.push({ call: c });
+      (under[c.id] || []).forEach(list);
+    });
+  }
+  model.turns.forEach(function (t) { if (t.parent === null || turn !== '') list(t); });
   spacerEl.style.height = items.length * ROW + 'px';
   // A new filter shows its matches from the top, wherever the old list was scrolled to.
   rowsEl.scrollTop = 0;

@@ -24,6 +24,8 @@ import {
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { createTelemetryExporter, projectTelemetry } from '../../src/otel/index.js'
 import { tracing } from '../otel/otel-helpers.js'
+import { projectTimelineModel } from '../../src/projections/timeline-model.projection.js'
+import { projectStats } from '../../src/projections/stats.projection.js'
 
 let api: ModelApi
 beforeEach(async () => {
@@ -194,6 +196,31 @@ describe('a parent turn whose Agent call runs a child session', () => {
       expect(childTurn?.name).toBe('toolkernel.turn')
       expect(childTurn?.parentSpanContext?.spanId).toBe(agent?.spanContext().spanId)
     }
+  })
+
+  it('the timeline and the stats put the child calls under the Agent call', async () => {
+    api.script({ calls: CHILD_CALLS }, { text: 'done' })
+    const kernel = kernelWith([])
+    const first = await kernel.runTurn(agentCall('a1'))
+    await kernel.answer(first.pending[0]?.toolUseId ?? '', { behavior: 'allow' })
+    const model = projectTimelineModel(kernel.log.read())
+    expect(model.turns.map((t) => [t.parent, t.depth])).toEqual([
+      [null, 0],
+      ['a1', 1],
+    ])
+    expect(model.calls.map((c) => [c.tool, c.depth])).toEqual([
+      ['Agent', 0],
+      ['Remove', 1],
+      ['Deploy', 1],
+      ['Slow', 1],
+    ])
+    const stats = projectStats(kernel.log.read())
+    expect({ ...stats.childCalls }).toEqual({ a1: 3 })
+    expect(stats.timings.filter((t) => t.parentToolUseId === 'a1').map((t) => t.tool)).toEqual([
+      'Remove',
+      'Deploy',
+      'Slow',
+    ])
   })
 
   it('recovery closes a child session the process left waiting, and its parent call', async () => {
