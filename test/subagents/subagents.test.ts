@@ -26,6 +26,7 @@ import { createTelemetryExporter, projectTelemetry } from '../../src/otel/index.
 import { tracing } from '../otel/otel-helpers.js'
 import { projectTimelineModel } from '../../src/projections/timeline-model.projection.js'
 import { projectStats } from '../../src/projections/stats.projection.js'
+import { fakeClock } from '../../src/testing/index.js'
 
 let api: ModelApi
 beforeEach(async () => {
@@ -245,6 +246,37 @@ describe('a parent turn whose Agent call runs a child session', () => {
     await expect(resumed.answer(first.pending[0]?.toolUseId ?? '', { behavior: 'allow' })).rejects.toThrow(
       /not waiting|no call|already has its result|has its result/i,
     )
+  })
+
+  it("the Agent call's deadline reaches the child's running call", async () => {
+    let resolveStarted = (): void => undefined
+    const started = new Promise<void>((resolve) => (resolveStarted = resolve))
+    const hold = buildTool({
+      name: 'Hold',
+      description: () => 'Runs until stopped.',
+      inputSchema: z.object({}),
+      interruptBehavior: () => 'cancel',
+      call: (_input, { signal }) => {
+        resolveStarted()
+        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))
+      },
+    })
+    api.script({ calls: [{ name: 'Hold', input: {} }] })
+    // A fake clock: the deadline passes when the test says, once the child's call is running.
+    const clock = fakeClock()
+    const kernel = createKernel({
+      tools: [hold, createAgentTool({ model: agentModel(), timeoutMs: 60_000 })],
+      ports: { clock },
+    })
+    const turn = kernel.runTurn(agentCall('a1'))
+    await started
+    clock.advance(60_000)
+    const result = await turn
+    expect(result.message.content[0]).toMatchObject({ tool_use_id: 'a1', is_error: true })
+    expect(result.events.some((e) => e.type === 'tool.timed_out' && e.toolUseId === 'a1')).toBe(true)
+    await waitForChildEnd(kernel)
+    const childResults = kernel.log.read().filter((e) => e.parentToolUseId === 'a1' && e.type === 'tool.result')
+    expect(childResults).toEqual([expect.objectContaining({ outcome: 'cancelled' })])
   })
 
   it("an abort of the parent's turn reaches the child's running call", async () => {

@@ -66,6 +66,11 @@ export interface AgentToolOptions {
   agents?: Readonly<Record<string, AgentDefinition>>
   /** Model requests a subagent may make. Default 20. */
   maxTurns?: number
+  /**
+   * The whole subagent's deadline in milliseconds: past it the Agent call is aborted, and with it
+   * every call of its child session. Default: the kernel's `toolTimeoutMs`.
+   */
+  timeoutMs?: number
 }
 
 export interface AgentInput {
@@ -126,6 +131,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
       ].join(' '),
     inputSchema,
     interruptBehavior: () => 'cancel',
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     validateInput: ({ subagent_type }) =>
       subagent_type === undefined || names.includes(subagent_type)
         ? { result: true }
