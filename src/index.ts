@@ -13,6 +13,8 @@ export {
   type TurnOptions,
   type StreamTurnOptions,
   type ApprovalAnswer,
+  type HandOver,
+  type HandOverMessageOf,
 } from './kernel.js'
 export type { Turn, TurnResult, EarlyStart, PendingApproval } from './actors/turn/turn.types.js'
 export { pendingApprovals } from './projections/approvals.projection.js'

@@ -46,7 +46,12 @@ import type { GrantScope } from './permissions/grants.js'
 import { answerEvent, resumedTurn } from './actors/turn/resume.js'
 import { recover } from './events/recovery.js'
 import { toolUsesOf, type AssistantMessage } from './intake/assistant-message.js'
-import type { KernelEventInput } from './events/event.schema.js'
+import type { KernelEvent, KernelEventInput } from './events/event.schema.js'
+import { projectTurnMessage } from './projections/messages.projection.js'
+import { toOpenAIToolMessages, type OpenAIToolMessage } from './projections/openai.projection.js'
+import { toResponsesInputItems, type ResponsesToolOutputItem } from './projections/openai-responses.projection.js'
+import { toMessageParam, type ToolResultMessageParam } from './intake/message-param.js'
+import { checkOptionsObject } from './util/known-options.js'
 import type { EventLog, ResultStore, SessionState, ShellAnalyzer, ToolPorts } from './ports/index.js'
 import type { EventStore } from './ports/event-store.port.js'
 import { openSession, type OpenedSession, type SessionLeaseOptions } from './adapters/session-event.store.js'
@@ -183,6 +188,29 @@ export type ApprovalAnswer =
   | { behavior: 'allow'; updatedInput?: unknown; grant?: GrantScope; digest?: string }
   | { behavior: 'deny'; message: string; digest?: string }
 
+/** What each provider format gets back for a turn: the shape `kernel.handOver({ format })` returns. */
+export interface HandOverMessageOf {
+  anthropic: ToolResultMessageParam
+  'openai-chat': OpenAIToolMessage[]
+  'openai-responses': ResponsesToolOutputItem[]
+}
+
+/**
+ * The session's last turn as a process that takes the session over finds it: the `tool_result`
+ * message(s) to send next, in the provider's format, and whether recovery closed it.
+ */
+export interface HandOver<F extends ApiFormat = 'anthropic'> {
+  turnId: string
+  /** The turn's results (all of them once it is over), as `runTurn` would have returned them. */
+  message: HandOverMessageOf[F]
+  /** Calls of it still waiting for a person: answer them with `kernel.answer`, then send. */
+  pending: PendingApproval[]
+  /** Recovery closed it: the process that ran it ended before it finished (some results say so). */
+  recovered: boolean
+  /** Every call of it has its result. */
+  over: boolean
+}
+
 export interface TurnOptions {
   /** Interrupts the turn: queued calls are cancelled, running 'cancel' tools aborted. */
   signal?: AbortSignal
@@ -275,6 +303,19 @@ export interface Kernel {
   setMode(mode: PermissionMode): void
   /** The session as it stands: working directory, environment entries, app data, mode. */
   readonly session: SessionView
+  /**
+   * What to send next when this kernel takes a session over (another process ran it, or crashed
+   * in it): the last turn's `tool_result` message(s) in the provider's format — after a crash,
+   * with the results recovery gave the calls that were cut off. The app keeps the conversation;
+   * when it ends with that turn's assistant message, this is what goes after it
+   * (docs/stores.md). Undefined for a session without turns. Default format: 'anthropic'.
+   *
+   * @example
+   * await kernel.ready()
+   * const last = kernel.handOver()
+   * if (last !== undefined && last.pending.length === 0) messages.push(last.message)
+   */
+  handOver<F extends ApiFormat = 'anthropic'>(options?: { format: F }): HandOver<F> | undefined
   /** Settles once the kernel can start turns (a store-backed session is open); rejects if it cannot open. */
   ready(): Promise<void>
   /**
@@ -549,6 +590,8 @@ export function createKernelInternals(
     },
     runTurn,
     pendingApprovals: () => pendingApprovals(log.read()),
+    handOver: <F extends ApiFormat = 'anthropic'>(handOptions?: { format: F }) =>
+      handOverOf(log.read(), checkHandOverFormat(handOptions)) as HandOver<F> | undefined,
     answer,
     openTurn: (mode, early, child) => {
       if (child === undefined) return open(mode, early)
@@ -821,6 +864,40 @@ function offeredNames(pool: KernelPool): string[] {
   const current = pool.current()
   const search = current.searching ? [pool.toolSearch.name] : []
   return [...search, ...[...current.visible, ...current.loaded].map((tool) => tool.name)]
+}
+
+function checkHandOverFormat(options: unknown): ApiFormat {
+  checkOptionsObject('kernel.handOver', options, ['format'])
+  return checkFormat((options as { format?: unknown } | undefined)?.format ?? 'anthropic')
+}
+
+/** The session's last turn (not a child's), its message in `format`. */
+function handOverOf(events: readonly KernelEvent[], format: ApiFormat): HandOver<ApiFormat> | undefined {
+  let turnId: string | undefined
+  for (let i = events.length - 1; i >= 0 && turnId === undefined; i--) {
+    const event = events[i] as KernelEvent
+    if (event.type === 'turn.started' && event.parentToolUseId === undefined) turnId = event.turnId
+  }
+  if (turnId === undefined) return undefined
+  const own = events.filter((event) => event.turnId === turnId)
+  const discarded = own.some((event) => event.type === 'turn.discarded')
+  const content = discarded ? { role: 'user' as const, content: [] } : projectTurnMessage(own, turnId)
+  const anthropic = toMessageParam(content)
+  const message =
+    format === 'anthropic'
+      ? anthropic
+      : format === 'openai-chat'
+        ? toOpenAIToolMessages(content)
+        : toResponsesInputItems({ message: content, events: own })
+  const over = own.some((event) => event.type === 'turn.completed')
+  // Calls waiting for a person, in this turn or a child turn under it.
+  const children = new Set(
+    events.flatMap((e) =>
+      e.type === 'turn.started' && e.child !== undefined && e.child.parentTurnId === turnId ? [e.turnId] : [],
+    ),
+  )
+  const pending = over ? [] : pendingApprovals(events.filter((e) => e.turnId === turnId || children.has(e.turnId)))
+  return { turnId, message, pending, recovered: own.some((event) => event.type === 'turn.recovered'), over }
 }
 
 function checkFormat(format: unknown): ApiFormat {

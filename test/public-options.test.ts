@@ -44,6 +44,10 @@ const MAIN: Record<string, Entry> = {
     takes: ['env', 'maxOutputBytes', 'sandbox'],
   },
   createBubblewrap: { bogus: () => main.createBubblewrap(BOGUS as never), takes: ['program', 'env'] },
+  createAgentTool: {
+    bogus: () => main.createAgentTool({ model: async () => ({ content: [], stop_reason: null }), ...BOGUS } as never),
+    takes: ['model', 'agents', 'maxTurns', 'timeoutMs'],
+  },
   buildChildEnvironment: { bogus: () => main.buildChildEnvironment(BOGUS as never), takes: ['allow', 'set', 'from'] },
   replay: { bogus: () => main.replay([], { tools: [Echo], ...BOGUS } as never), takes: ['tools', 'inputNotChecked'] },
   // Positional arguments only (a value, a path, a list of events or tools, a message).

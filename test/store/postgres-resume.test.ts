@@ -74,6 +74,10 @@ describe.skipIf(postgres === undefined)('postgres: a session moves between proce
       session: 'moving',
       lease: { owner: 'process-b', waitMs: 20_000 },
     })
+    await b.ready()
+    // What the app sends next: the cut-off turn's message, with the result recovery gave.
+    expect(String(b.handOver()?.message.content[0]?.content)).toMatch(/^Slow was interrupted while running/)
+    expect(b.handOver()?.recovered).toBe(true)
     const { message } = await b.runTurn(script.turns[2] as Message)
     expect(message.content.map((block) => block.content)).toEqual(['three'])
     await b.close()

@@ -48,3 +48,14 @@ export function storesWorker() {
     projectMessages((await store.read(sessionId)).map((stored) => stored.event)).at(-1)
   return { serve, recovered }
 }
+
+// --- docs/stores.md: what a worker that takes a session over sends next ----------------------
+export async function storesHandOver(
+  kernel: Kernel,
+  messages: Anthropic.MessageParam[],
+  conversationEndsWithToolUse: boolean,
+) {
+  await kernel.ready()
+  const last = kernel.handOver() // or handOver({ format: 'openai-chat' | 'openai-responses' })
+  if (last !== undefined && last.pending.length === 0 && conversationEndsWithToolUse) messages.push(last.message)
+}

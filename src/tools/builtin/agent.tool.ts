@@ -9,6 +9,7 @@ import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import type { AnthropicApiTool } from '../to-api-format.js'
 import type { Tool } from '../tool.types.js'
+import { checkOptionsObject, optionNames } from '../../util/known-options.js'
 
 /** One message of the subagent's conversation, in the Anthropic Messages shape. */
 export interface AgentMessage {
@@ -81,6 +82,9 @@ export interface AgentInput {
 
 export const DEFAULT_AGENT_MAX_TURNS = 20
 
+const AGENT_TOOL_OPTIONS = optionNames<AgentToolOptions>()('model', 'agents', 'maxTurns', 'timeoutMs')
+const AGENT_KEYS = optionNames<AgentDefinition>()('description', 'prompt', 'tools', 'rules', 'maxTurns')
+
 const GENERAL_PURPOSE: AgentDefinition = {
   description:
     'A general agent for multi-step tasks: searching code, researching a question, making a change that needs several tools.',
@@ -109,11 +113,18 @@ const inputSchema = lazySchema(() =>
  * const kernel = createKernel({ tools: [...builtinTools, Agent] })
  */
 export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, string> {
+  checkOptionsObject('createAgentTool', options, AGENT_TOOL_OPTIONS)
   if (typeof options?.model !== 'function')
     throw new TypeError('createAgentTool: `model` must be a function from the conversation to the next message')
   const agents = options.agents ?? { 'general-purpose': GENERAL_PURPOSE }
   const names = Object.keys(agents)
   if (names.length === 0) throw new TypeError('createAgentTool: `agents` names no subagent')
+  for (const name of names) {
+    const agent = agents[name]
+    checkOptionsObject(`createAgentTool: agents.${name}`, agent, AGENT_KEYS)
+    if (typeof agent?.description !== 'string' || typeof agent.prompt !== 'string')
+      throw new TypeError(`createAgentTool: agents.${name} needs a description and a prompt (strings)`)
+  }
   const maxTurns = options.maxTurns ?? DEFAULT_AGENT_MAX_TURNS
   if (!Number.isInteger(maxTurns) || maxTurns < 1)
     throw new RangeError(`createAgentTool: maxTurns must be a positive integer, got ${String(maxTurns)}`)
