@@ -40,6 +40,7 @@ import type { EventLog, ResultStore, SessionState, ShellAnalyzer, ToolPorts } fr
 import type { EventStore } from './ports/event-store.port.js'
 import { openSession, type OpenedSession, type SessionLeaseOptions } from './adapters/session-event.store.js'
 import { createFileSearch } from './adapters/file-search.js'
+import { createWebClient } from './adapters/web-client.js'
 import { nodeFileSystem } from './adapters/node-fs.js'
 import { createDefaultResultStore } from './adapters/result-store.js'
 import { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
@@ -157,7 +158,7 @@ export interface KernelOptions {
 }
 
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
-export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | 'fs' | 'processes' | 'search'>> {
+export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | 'fs' | 'processes' | 'search' | 'web'>> {
   readonly hookRunner?: HookRunner
   /** What builds the `sandbox` option's sandboxes. Default: bubblewrap found on PATH. */
   readonly sandbox?: SandboxProvider
@@ -662,6 +663,7 @@ function buildServices(
       processes,
       shells: createBackgroundShells({ runner: processes, ids, record }),
       search: options.ports?.search ?? createFileSearch(),
+      web: options.ports?.web ?? createWebClient(),
       session: mapSession(),
       shell: KERNEL_SHELL,
       ...(sandboxes !== undefined ? { sandbox: sandboxes.tools } : {}),
