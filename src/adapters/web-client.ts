@@ -4,6 +4,7 @@
  * light, docs/decisions/performance.md #66).
  */
 import type { HostLookup, WebClient } from '../ports/web-client.port.js'
+import type * as WebRequest from './web-request.js'
 
 export interface WebClientOptions {
   /** How host names resolve: tests map names of their own to loopback with it. */
@@ -18,7 +19,7 @@ export interface WebClientOptions {
  * createKernel({ tools: [WebFetch], ports: { web: createWebClient({ lookup: myResolver }) } })
  */
 export function createWebClient(options: WebClientOptions = {}): WebClient {
-  let loaded: Promise<typeof import('./web-request.js')> | undefined
+  let loaded: Promise<typeof WebRequest> | undefined
   return {
     async request(url, request) {
       loaded ??= import('./web-request.js')

@@ -41,7 +41,7 @@ function v4(a: number, b: number, c: number, d: number): number {
 export function classifyIPv4(value: number): AddressClass {
   for (const [first, prefix, kind] of V4_RANGES) {
     const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0
-    if (((value & mask) >>> 0) === first) return kind
+    if ((value & mask) >>> 0 === first) return kind
   }
   return 'public'
 }

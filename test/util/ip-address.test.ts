@@ -38,7 +38,14 @@ describe('classifyAddress', () => {
   })
 
   it('lets public addresses through, and says when text is no address at all', () => {
-    for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+    for (const address of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+    ])
       expect([address, classifyAddress(address)]).toEqual([address, 'public'])
     for (const text of ['localhost', '0x7f.1', '127.1', '1.2.3', '01.2.3.4', '256.1.1.1', '1::2::3', ':::', 'g::1'])
       expect([text, classifyAddress(text)]).toEqual([text, 'not an IP address'])

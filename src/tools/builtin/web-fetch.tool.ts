@@ -146,8 +146,7 @@ function urlProblem(text: string): string | undefined {
 
 async function fetchPage(input: WebFetchInput, context: ToolContext, bounds: Bounds): Promise<string> {
   const web = context.ports.web
-  if (web === undefined)
-    throw new Error('this kernel has no web client (ports.web), so WebFetch cannot fetch anything')
+  if (web === undefined) throw new Error('this kernel has no web client (ports.web), so WebFetch cannot fetch anything')
   const fetched = await followRedirects(web, input.url, context, bounds)
   if (typeof fetched === 'string') return fetched
   const { response, redirects } = fetched
@@ -160,7 +159,8 @@ async function fetchPage(input: WebFetchInput, context: ToolContext, bounds: Bou
       `${response.url} is ${type ?? 'binary content'} (${response.body.length}${response.truncated ? '+' : ''} bytes), which WebFetch does not read: it reads HTML pages, text and JSON`,
     )
   const body = decodeBody(response.body, charset)
-  const page: PageText = kind === 'html' ? await htmlText(body, response.url, input.format ?? 'markdown') : { kind, text: body }
+  const page: PageText =
+    kind === 'html' ? await htmlText(body, response.url, input.format ?? 'markdown') : { kind, text: body }
   return render(page, response, redirects, type, input.max_chars ?? WEB_FETCH_DEFAULTS.maxChars, bounds)
 }
 
@@ -227,11 +227,12 @@ function render(
   head.push(`Content-Type: ${type ?? 'none given (read as text)'}`)
   if (page.title !== undefined) head.push(`Title: ${page.title}`)
   const notes: string[] = []
-  if (response.truncated)
-    notes.push(`[The response is longer than ${bounds.maxBytes} bytes; only its start was read.]`)
+  if (response.truncated) notes.push(`[The response is longer than ${bounds.maxBytes} bytes; only its start was read.]`)
   let text = page.text
   if (text.length > maxChars) {
-    notes.push(`[Cut at ${maxChars} of ${text.length} characters; ask for more with max_chars, up to ${WEB_FETCH_MAX_CHARS}.]`)
+    notes.push(
+      `[Cut at ${maxChars} of ${text.length} characters; ask for more with max_chars, up to ${WEB_FETCH_MAX_CHARS}.]`,
+    )
     text = text.slice(0, maxChars)
   }
   if (text.trim() === '') text = '(the page has no readable text)'

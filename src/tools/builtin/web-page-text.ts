@@ -5,6 +5,10 @@
  * libraries are imported on the first page, never with the kernel (docs/decisions/performance.md #66).
  */
 
+import type * as ReadabilityModule from '@mozilla/readability'
+import type * as Linkedom from 'linkedom'
+import type TurndownService from 'turndown'
+
 export type PageFormat = 'markdown' | 'text' | 'html'
 
 export interface PageText {
@@ -18,9 +22,7 @@ export interface PageText {
 export function mediaType(header: string | undefined): { type: string | undefined; charset: string | undefined } {
   if (header === undefined || header.trim() === '') return { type: undefined, charset: undefined }
   const [type = '', ...params] = header.split(';')
-  const charset = params
-    .map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p)?.[1])
-    .find((c) => c !== undefined)
+  const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(p)?.[1]).find((c) => c !== undefined)
   return { type: type.trim().toLowerCase(), charset }
 }
 
@@ -73,9 +75,9 @@ export function decodeBody(body: Uint8Array, charset: string | undefined): strin
 }
 
 type Libraries = {
-  parseHTML: (typeof import('linkedom'))['parseHTML']
-  Readability: (typeof import('@mozilla/readability'))['Readability']
-  Turndown: typeof import('turndown')
+  parseHTML: typeof Linkedom.parseHTML
+  Readability: typeof ReadabilityModule.Readability
+  Turndown: typeof TurndownService
 }
 let libraries: Promise<Libraries> | undefined
 
