@@ -43,6 +43,11 @@ const MAIN: Record<string, Entry> = {
     bogus: () => main.createProcessRunner(BOGUS as never),
     takes: ['env', 'maxOutputBytes', 'sandbox'],
   },
+  createWebClient: { bogus: () => main.createWebClient(BOGUS as never), takes: ['lookup'] },
+  createWebFetch: {
+    bogus: () => main.createWebFetch(BOGUS as never),
+    takes: ['allowPrivateAddresses', 'maxBytes', 'maxRedirects', 'timeoutMs'],
+  },
   createBubblewrap: { bogus: () => main.createBubblewrap(BOGUS as never), takes: ['program', 'env'] },
   buildChildEnvironment: { bogus: () => main.buildChildEnvironment(BOGUS as never), takes: ['allow', 'set', 'from'] },
   replay: { bogus: () => main.replay([], { tools: [Echo], ...BOGUS } as never), takes: ['tools', 'inputNotChecked'] },
@@ -62,6 +67,7 @@ const MAIN: Record<string, Entry> = {
       'parseJsonl',
       'toJsonLine',
       'classifyToolError',
+      'classifyAddress',
       'readJsonlFile',
       'createMemoryEventStore',
       'checkLogOrder',
@@ -159,7 +165,7 @@ describe('the kernel', () => {
       /createKernel: deferral: unknown option "threshold"/,
     )
     expect(() => main.createKernel({ tools: [Echo], ports: { clocks: 1 } as never })).toThrow(
-      /createKernel: ports: unknown option "clocks" \(it takes: clock, ids, fs, processes, search, hookRunner, sandbox\)/,
+      /createKernel: ports: unknown option "clocks" \(it takes: clock, ids, fs, processes, search, web, hookRunner, sandbox\)/,
     )
   })
 

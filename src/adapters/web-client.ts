@@ -5,6 +5,7 @@
  */
 import type { HostLookup, WebClient } from '../ports/web-client.port.js'
 import type * as WebRequest from './web-request.js'
+import { checkOptionsObject } from '../util/known-options.js'
 
 export interface WebClientOptions {
   /** How host names resolve: tests map names of their own to loopback with it. */
@@ -19,6 +20,9 @@ export interface WebClientOptions {
  * createKernel({ tools: [WebFetch], ports: { web: createWebClient({ lookup: myResolver }) } })
  */
 export function createWebClient(options: WebClientOptions = {}): WebClient {
+  checkOptionsObject('createWebClient', options, ['lookup'])
+  if (options.lookup !== undefined && typeof options.lookup !== 'function')
+    throw new TypeError('createWebClient: lookup must be a function (host name) => Promise<{ address, family }[]>')
   let loaded: Promise<typeof WebRequest> | undefined
   return {
     async request(url, request) {

@@ -3,6 +3,7 @@ import type { WebClient, WebResponse } from '../../ports/index.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import type { Tool, ToolContext } from '../tool.types.js'
+import { checkOptionsObject } from '../../util/known-options.js'
 import { bodyKind, decodeBody, htmlText, mediaType, type PageFormat, type PageText } from './web-page-text.js'
 
 /** What `createWebFetch` takes; every bound has a default (docs/decisions/tools.md #130). */
@@ -91,6 +92,7 @@ export const WebFetch = createWebFetch()
 type Bounds = Required<WebFetchOptions>
 
 function checkedOptions(options: WebFetchOptions): Bounds {
+  checkOptionsObject('createWebFetch', options, ['allowPrivateAddresses', 'maxBytes', 'maxRedirects', 'timeoutMs'])
   const bounds: Bounds = {
     allowPrivateAddresses: options.allowPrivateAddresses === true,
     maxBytes: options.maxBytes ?? WEB_FETCH_DEFAULTS.maxBytes,
