@@ -47,7 +47,7 @@ export function bodyKind(type: string | undefined, body: Uint8Array): 'html' | '
   if (type === undefined) return sniff(body)
   if (HTML_TYPES.has(type)) return 'html'
   if (type.startsWith('text/') || TEXT_APPLICATION_TYPES.has(type)) return 'text'
-  if (/^application\/[\w.-]+\+(json|xml)$/.test(type)) return 'text'
+  if (/^[\w.-]+\/[\w.-]+\+(json|xml)$/.test(type)) return 'text'
   return 'binary'
 }
 
@@ -99,21 +99,25 @@ export async function htmlText(html: string, url: string, format: PageFormat): P
   const { document } = parseHTML(html)
   anchorLinks(document, url)
   const pageTitle = document.title.trim()
-  const fallback = parseHTML(html).document
-  anchorLinks(fallback, url)
-  // Readability finds the article and makes its links absolute; a page it cannot read is taken whole.
+  // Readability finds the article and makes its links absolute (it changes the document it reads).
   const article = new Readability(document as unknown as ConstructorParameters<Libraries['Readability']>[0]).parse()
   const title = article?.title?.trim() || pageTitle
   const titled = (text: string): PageText => (title === '' ? { kind: 'html', text } : { kind: 'html', title, text })
-  if (format === 'text') {
-    const raw = article?.textContent ?? fallback.body?.textContent ?? ''
-    return titled(tidyText(raw))
+  // A page Readability cannot read is taken whole, parsed afresh, without what never shows.
+  const whole = (): ReturnType<Libraries['parseHTML']>['document'] => {
+    const page = parseHTML(html).document
+    anchorLinks(page, url)
+    for (const hidden of page.querySelectorAll(HIDDEN.join(','))) hidden.remove()
+    return page
   }
+  if (format === 'text') return titled(tidyText(article?.textContent ?? whole().body?.textContent ?? ''))
   const turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
-  turndown.remove(['script', 'style', 'noscript', 'template', 'iframe'])
-  const markdown = article?.content != null ? turndown.turndown(article.content) : turndown.turndown(fallback.body)
+  turndown.remove([...HIDDEN])
+  const markdown = article?.content != null ? turndown.turndown(article.content) : turndown.turndown(whole().body)
   return titled(markdown.trim())
 }
+
+const HIDDEN = ['script', 'style', 'noscript', 'template', 'iframe'] as const
 
 /** A `<base>` for the page's own URL (or its own base, made absolute), so relative links resolve. */
 function anchorLinks(document: ReturnType<Libraries['parseHTML']>['document'], url: string): void {
