@@ -21,6 +21,7 @@ export interface WebFetchOptions {
   timeoutMs?: number
 }
 
+/** The bounds `createWebFetch` uses where its options give none, and the default `max_chars`. */
 export const WEB_FETCH_DEFAULTS = { maxBytes: 5_000_000, maxRedirects: 10, timeoutMs: 60_000, maxChars: 50_000 }
 /** The most characters of page a call may ask for (`max_chars`). */
 export const WEB_FETCH_MAX_CHARS = 100_000

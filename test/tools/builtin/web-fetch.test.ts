@@ -11,6 +11,7 @@ import {
   type Tool,
   type ToolResultBlock,
 } from '../../../src/index.js'
+import { fakeClock } from '../../../src/testing/index.js'
 import { assistant, gate, testKernel } from '../../helpers.js'
 import { text } from './setup.js'
 
@@ -199,6 +200,20 @@ describe('WebFetch', () => {
     await slowClosed.opened
   })
 
+  it('ends a response that never ends at its own deadline (the kernel clock), and closes the connection', async () => {
+    slowSent = gate()
+    slowClosed = gate()
+    const clock = fakeClock()
+    const call = fetcher(createWebFetch({ allowPrivateAddresses: true, timeoutMs: 5_000 }), { ports: { clock } })
+    const result = call({ url: url('/slow') })
+    await slowSent.opened
+    clock.advance(5_000)
+    const block = await result
+    expect(block.is_error).toBe(true)
+    expect(text(block)).toMatch(/WebFetch timed out: it ran out of time after 5000 ms/)
+    await slowClosed.opened
+  })
+
   it('pins the address it checked: the connection does not resolve the name again', async () => {
     let lookups = 0
     // A rebinding resolver: loopback the first time, an unroutable private address after.
@@ -310,6 +325,19 @@ describe('WebFetch permission rules', () => {
       permissions: { mode: 'default', allow: ['WebFetch(domain:site.test)', 'WebFetch(domain:other.test)'] },
     })
     expect(text(await both({ url: url('/r1') }))).toContain('two high tides')
+  })
+
+  it('follows a redirect on the same host under an ask rule: the host was decided', async () => {
+    const call = fetcher(local, {
+      permissions: { mode: 'default', ask: ['WebFetch(domain:site.test)'] },
+      canUseTool: () => ({ behavior: 'allow' }),
+    })
+    const before = requested.length
+    const out = text(await call({ url: url('/r1') }))
+    expect(out).toMatch(
+      /redirects to http:\/\/other\.test:\d+\/article, on another host that needs approval \(no rule allows it\)/,
+    )
+    expect(requested.slice(before)).toEqual(['site.test/r1', 'site.test/r2'])
   })
 
   it('refuses rule specifiers WebFetch cannot match, at createKernel', () => {
