@@ -128,8 +128,9 @@ export interface KernelOptions {
   sandbox?: SandboxOptions
   /**
    * Every capability the kernel and the tools use, replaceable in one place (tests, replay, an
-   * app's own file system): time, ids, the file system, the shell, file search, and the hook
-   * runner (which replaces running the `hooks` configuration altogether). Default: the real ones.
+   * app's own file system): time, ids, the file system, the shell, file search, the web
+   * (WebFetch), and the hook runner (which replaces running the `hooks` configuration
+   * altogether). Default: the real ones.
    */
   ports?: KernelPorts
   /**
