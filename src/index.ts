@@ -74,6 +74,14 @@ export type {
 // Retries a tool declares (docs/design.md §Deadlines and retries).
 export type { RetryPolicy, Backoff } from './tools/retry.js'
 export { Read, Write, Edit, Bash, BashOutput, KillShell, Glob, Grep, builtinTools } from './tools/builtin/index.js'
+// The web, read-only, public addresses by default (docs/decisions/tools.md #130).
+export {
+  WebFetch,
+  createWebFetch,
+  WEB_FETCH_DEFAULTS,
+  type WebFetchInput,
+  type WebFetchOptions,
+} from './tools/builtin/web-fetch.tool.js'
 // The session that changes as it goes (docs/session-context.md).
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './tools/builtin/index.js'
 export {
@@ -165,6 +173,9 @@ export type {
 } from './ports/index.js'
 export type { Clock, IdGenerator, EventLog, ResultStore, ResultKey, ResultWriter } from './ports/index.js'
 export { createFileSearch, type FileSearchOptions } from './adapters/file-search.js'
+export { createWebClient, type WebClientOptions } from './adapters/web-client.js'
+export { classifyAddress, type AddressClass } from './util/ip-address.js'
+export type { HostLookup, ResolvedAddress, WebClient, WebRequestOptions, WebResponse } from './ports/index.js'
 export type {
   FileSystem,
   FileStat,

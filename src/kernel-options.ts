@@ -38,7 +38,7 @@ export const KERNEL_NESTED_OPTIONS = {
   permissions: ['mode', 'allow', 'ask', 'deny', 'protect'],
   lease: ['owner', 'ttlMs', 'waitMs'],
   environment: ['allow', 'set', 'from'],
-  ports: ['clock', 'ids', 'fs', 'processes', 'search', 'hookRunner', 'sandbox'],
+  ports: ['clock', 'ids', 'fs', 'processes', 'search', 'web', 'hookRunner', 'sandbox'],
   deferral: ['mode', 'contextTokens', 'share', 'maxTools'],
 } as const
 

@@ -56,6 +56,7 @@ import type { EventLog, ResultStore, SessionState, ShellAnalyzer, ToolPorts } fr
 import type { EventStore } from './ports/event-store.port.js'
 import { openSession, type OpenedSession, type SessionLeaseOptions } from './adapters/session-event.store.js'
 import { createFileSearch } from './adapters/file-search.js'
+import { createWebClient } from './adapters/web-client.js'
 import { nodeFileSystem } from './adapters/node-fs.js'
 import { createDefaultResultStore } from './adapters/result-store.js'
 import { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
@@ -143,8 +144,9 @@ export interface KernelOptions {
   sandbox?: SandboxOptions
   /**
    * Every capability the kernel and the tools use, replaceable in one place (tests, replay, an
-   * app's own file system): time, ids, the file system, the shell, file search, and the hook
-   * runner (which replaces running the `hooks` configuration altogether). Default: the real ones.
+   * app's own file system): time, ids, the file system, the shell, file search, the web
+   * (WebFetch), and the hook runner (which replaces running the `hooks` configuration
+   * altogether). Default: the real ones.
    */
   ports?: KernelPorts
   /**
@@ -173,7 +175,7 @@ export interface KernelOptions {
 }
 
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
-export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | 'fs' | 'processes' | 'search'>> {
+export interface KernelPorts extends Partial<Pick<ToolPorts, 'clock' | 'ids' | 'fs' | 'processes' | 'search' | 'web'>> {
   readonly hookRunner?: HookRunner
   /** What builds the `sandbox` option's sandboxes. Default: bubblewrap found on PATH. */
   readonly sandbox?: SandboxProvider
@@ -797,6 +799,7 @@ function buildServices(
       processes,
       shells: createBackgroundShells({ runner: processes, ids, record }),
       search: options.ports?.search ?? createFileSearch(),
+      web: options.ports?.web ?? createWebClient(),
       session: mapSession(),
       shell: KERNEL_SHELL,
       ...(sandboxes !== undefined ? { sandbox: sandboxes.tools } : {}),

@@ -43,6 +43,11 @@ const MAIN: Record<string, Entry> = {
     bogus: () => main.createProcessRunner(BOGUS as never),
     takes: ['env', 'maxOutputBytes', 'sandbox'],
   },
+  createWebClient: { bogus: () => main.createWebClient(BOGUS as never), takes: ['lookup'] },
+  createWebFetch: {
+    bogus: () => main.createWebFetch(BOGUS as never),
+    takes: ['allowPrivateAddresses', 'maxBytes', 'maxRedirects', 'timeoutMs'],
+  },
   createBubblewrap: { bogus: () => main.createBubblewrap(BOGUS as never), takes: ['program', 'env'] },
   createAgentTool: {
     bogus: () => main.createAgentTool({ model: async () => ({ content: [], stop_reason: null }), ...BOGUS } as never),
@@ -66,6 +71,7 @@ const MAIN: Record<string, Entry> = {
       'parseJsonl',
       'toJsonLine',
       'classifyToolError',
+      'classifyAddress',
       'readJsonlFile',
       'createMemoryEventStore',
       'checkLogOrder',
@@ -163,7 +169,7 @@ describe('the kernel', () => {
       /createKernel: deferral: unknown option "threshold"/,
     )
     expect(() => main.createKernel({ tools: [Echo], ports: { clocks: 1 } as never })).toThrow(
-      /createKernel: ports: unknown option "clocks" \(it takes: clock, ids, fs, processes, search, hookRunner, sandbox\)/,
+      /createKernel: ports: unknown option "clocks" \(it takes: clock, ids, fs, processes, search, web, hookRunner, sandbox\)/,
     )
   })
 

@@ -87,6 +87,8 @@ export interface PermissionPolicy {
   preview(tool: Tool, input: unknown): 'allow' | 'deny' | 'ask' | 'unknown'
   /** Whether no deny rule keeps the model from reading this path (Read rules, where it resolves). */
   mayRead(path: string): boolean
+  /** The rule that decides this input for the tool, if one matches (a tool's own step, as a redirect). */
+  ruleFor?(tool: Tool, input: unknown): { behavior: 'allow' | 'ask' | 'deny'; rule: string } | undefined
   /** The verdict of a person's answer to a parked call (a grant it gives is kept and logged). */
   answered(tool: Tool, input: unknown, answer: RecordedAnswer, context: ToolContext): PermissionVerdict
 }
@@ -127,6 +129,7 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
   }
   return {
     mayRead,
+    ruleFor: (tool, input) => matchRules(forOneDecision(options).rules, tool, input, cwd),
     preview: (tool, input) => previewOf(options, tool, input, previewContext),
     decide(tool, input, context, hook) {
       const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> =>

@@ -4,6 +4,7 @@ import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
 import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/index.js'
 import { candidates, realCwd, type PathJudge } from './paths.js'
+import { domainProblem, matchesDomain } from './domains.js'
 import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
 
 export interface RuleConfig {
@@ -68,6 +69,7 @@ function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | und
     return `names no tool of this kernel (${tools.map((t) => t.name).join(', ') || 'none'}), so it could never match`
   }
   if (rule.specifier === undefined) return undefined
+  if (tool.getHost !== undefined) return domainProblem(tool.name, rule.specifier)
   if (!isCommandTool(tool) && tool.getPath === undefined)
     return `has a specifier, but ${tool.name} takes no specifier (it has no path or command); write ${tool.name} alone`
   if (!isCommandTool(tool) && /[()]/.test(rule.specifier)) return 'has parentheses inside its path specifier'
@@ -102,6 +104,7 @@ export function matchRules(rules: RuleSet, tool: Tool, input: unknown, cwd: stri
 function matchesAny(rule: PermissionRule, tool: Tool, input: unknown, cwd: string, judge?: PathJudge): boolean {
   if (!appliesTo(rule, tool)) return false
   if (rule.specifier === undefined) return namesTool(rule, tool)
+  if (tool.getHost !== undefined) return hostMatches(rule.specifier, tool, input)
   const command = commandOf(tool, input)
   if (command !== undefined) return denyMatches(rule.specifier, analyzeCommand(command))
   const path = pathOf(tool, input)
@@ -153,6 +156,7 @@ function allowedBy(
   if (mine.length === 0) return undefined
   const whole = mine.find((r) => r.specifier === undefined)
   if (whole !== undefined) return whole.source
+  if (tool.getHost !== undefined) return mine.find((r) => hostMatches(r.specifier as string, tool, input))?.source
   const command = commandOf(tool, input)
   if (command !== undefined) {
     const commands = commandsForRules(analyzeCommand(command))
@@ -193,6 +197,18 @@ export function commandOf(tool: Tool, input: unknown): string | undefined {
   return typeof command === 'string' ? command : undefined
 }
 
+/** A `domain:` specifier against the host the call reaches (the tool's `getHost`); no host, no match. */
+function hostMatches(specifier: string, tool: Tool, input: unknown): boolean {
+  const host = hostOf(tool, input)
+  return host !== undefined && matchesDomain(specifier, host)
+}
+
+/** The host a call reaches (the tool's `getHost`), undefined when it has none or the tool throws. */
+export function hostOf(tool: Tool, input: unknown): string | undefined {
+  const host = guarded(() => tool.getHost?.(input), undefined)
+  return typeof host === 'string' && host !== '' ? host : undefined
+}
+
 /** The path a call refers to (the tool's `getPath`), undefined when it has none or the tool throws. */
 export function pathOf(tool: Tool, input: unknown): string | undefined {
   return guarded(() => tool.getPath?.(input), undefined)
@@ -216,6 +232,8 @@ const MULTI_WORD = new Set([
 
 /** Rules a user might add to allow this call next time (shown with an "ask"). */
 export function suggestRules(tool: Tool, input: unknown, cwd: string): string[] {
+  const host = hostOf(tool, input)
+  if (host !== undefined) return [`${tool.name}(domain:${host})`]
   const command = commandOf(tool, input)
   if (command !== undefined) {
     const first = commandsForRules(analyzeCommand(command))

@@ -21,6 +21,7 @@ export type { GlobMatch, GlobOptions, GlobResult, GrepOptions, GrepResult, FileS
 export type { SessionState } from './session-state.port.js'
 export type { CommandVerdict, ShellAnalyzer } from './shell-analyzer.port.js'
 export type { ToolPorts } from './tool-ports.port.js'
+export type { HostLookup, ResolvedAddress, WebClient, WebRequestOptions, WebResponse } from './web-client.port.js'
 export type {
   CommandLine,
   Sandbox,

@@ -8,6 +8,7 @@ import type { ResultStore } from './result-store.port.js'
 import type { ToolSandboxes } from './sandbox.port.js'
 import type { SessionState } from './session-state.port.js'
 import type { ShellAnalyzer } from './shell-analyzer.port.js'
+import type { WebClient } from './web-client.port.js'
 
 /** The ports a tool receives in its context. */
 export interface ToolPorts {
@@ -31,4 +32,9 @@ export interface ToolPorts {
    * processes passes `forTool(its name)` to `processes.run` so a tool-level override applies.
    */
   readonly sandbox?: ToolSandboxes
+  /**
+   * The web, one request at a time (WebFetch). Absent (ports an app built itself): WebFetch says
+   * this kernel has no web client.
+   */
+  readonly web?: WebClient
 }

@@ -59,6 +59,7 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     userFacingName: def.userFacingName ?? (() => name),
     getPath: def.getPath,
     shellCommand: def.shellCommand,
+    getHost: def.getHost,
     category: def.category,
     shouldDefer: def.shouldDefer === true,
     alwaysLoad: def.alwaysLoad === true,

@@ -42,6 +42,12 @@ export interface ToolContext {
    * Absent outside a kernel.
    */
   runChild?(options?: ChildOptions): ChildSession
+  /**
+   * The permission rule that decides this input for the named tool (deny > ask > allow), or
+   * undefined when none matches: what a tool checks a step it takes on its own against (WebFetch
+   * each redirect's target). Absent outside a kernel, where no rules exist.
+   */
+  ruleFor?(tool: string, input: unknown): { behavior: 'allow' | 'ask' | 'deny'; rule: string } | undefined
 }
 
 /**
@@ -146,6 +152,11 @@ export interface ToolDef<I, O = unknown, P = unknown> {
    * then match the simple commands the shell analysis finds in it, never the raw text.
    */
   shellCommand?(input: I): string | undefined
+  /**
+   * The host name the input reaches (WebFetch's URL), for `Tool(domain:…)` rules: such a tool
+   * takes `domain:` specifiers only (docs/decisions/tools.md #131).
+   */
+  getHost?(input: I): string | undefined
   category?: string
 }
 
@@ -162,6 +173,7 @@ export interface Tool<I = any, O = any, P = any> extends Required<
     | 'validateInput'
     | 'getPath'
     | 'shellCommand'
+    | 'getHost'
     | 'category'
     | 'searchHint'
     | 'modes'
@@ -178,6 +190,7 @@ export interface Tool<I = any, O = any, P = any> extends Required<
   readonly validateInput: ToolDef<I, O, P>['validateInput']
   readonly getPath: ToolDef<I, O, P>['getPath']
   readonly shellCommand: ToolDef<I, O, P>['shellCommand']
+  readonly getHost: ToolDef<I, O, P>['getHost']
   readonly category: string | undefined
   readonly searchHint: string | undefined
   /**

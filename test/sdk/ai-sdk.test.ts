@@ -55,6 +55,7 @@ describe('AI SDK adapter, three-turn loop', () => {
       'Grep',
       'KillShell',
       'Read',
+      'WebFetch',
       'Write',
     ])
   })

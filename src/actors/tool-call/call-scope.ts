@@ -241,6 +241,10 @@ export function toolContextOf(call: CallScope): ToolContext {
     toolUseId,
     ports: services.ports,
     mayRead: (path: string) => services.permissions.mayRead(path),
+    ruleFor: (tool: string, input: unknown) => {
+      const found = services.registry.find(tool)
+      return found === undefined ? undefined : services.permissions.ruleFor?.(found, input)
+    },
     onProgress: (data: unknown) => {
       // A tool that goes on after its call was answered (a block tool in a discarded turn)
       // reports to no one: the log must not get events after the call's result.

@@ -8,9 +8,13 @@ import { Glob } from './glob.tool.js'
 import { Grep } from './grep.tool.js'
 import { Read } from './read.tool.js'
 import { Write } from './write.tool.js'
+import { WebFetch } from './web-fetch.tool.js'
 
-export { Bash, BashOutput, Edit, Glob, Grep, KillShell, Read, Write }
+export { Bash, BashOutput, Edit, Glob, Grep, KillShell, Read, WebFetch, Write }
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './plan-mode.tool.js'
 
-/** All eight, in the order a model usually meets them (BashOutput and KillShell serve Bash's background shells). */
-export const builtinTools: readonly Tool[] = [Read, Glob, Grep, Edit, Write, Bash, BashOutput, KillShell]
+/**
+ * All nine, in the order a model usually meets them (BashOutput and KillShell serve Bash's
+ * background shells; WebFetch reaches public addresses only, `createWebFetch` for others).
+ */
+export const builtinTools: readonly Tool[] = [Read, Glob, Grep, Edit, Write, Bash, BashOutput, KillShell, WebFetch]
