@@ -75,6 +75,10 @@ export { Read, Write, Edit, Bash, BashOutput, KillShell, Glob, Grep, builtinTool
 // The session that changes as it goes (docs/session-context.md).
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './tools/builtin/index.js'
 export { changeContext, type ContextChange, type ContextChanged, type SessionView } from './tools/context-change.js'
+// The session's task list and questions for the user (docs/session-context.md, docs/approvals.md).
+export { TodoWrite, type TodoWriteInput, AskUserQuestion, type AskUserQuestionInput } from './tools/builtin/index.js'
+export type { Question, QuestionOption } from './tools/builtin/index.js'
+export { todosOf, TODOS_KEY, type TodoItem, type TodoStatus } from './tools/todos.js'
 // The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
 export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'
 

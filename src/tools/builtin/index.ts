@@ -8,9 +8,32 @@ import { Glob } from './glob.tool.js'
 import { Grep } from './grep.tool.js'
 import { Read } from './read.tool.js'
 import { Write } from './write.tool.js'
+import { TodoWrite } from './todo-write.tool.js'
+import { AskUserQuestion } from './ask-user-question.tool.js'
 
 export { Bash, BashOutput, Edit, Glob, Grep, KillShell, Read, Write }
+export { TodoWrite, type TodoWriteInput } from './todo-write.tool.js'
+export {
+  AskUserQuestion,
+  type AskUserQuestionInput,
+  type Question,
+  type QuestionOption,
+} from './ask-user-question.tool.js'
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './plan-mode.tool.js'
 
-/** All eight, in the order a model usually meets them (BashOutput and KillShell serve Bash's background shells). */
-export const builtinTools: readonly Tool[] = [Read, Glob, Grep, Edit, Write, Bash, BashOutput, KillShell]
+/**
+ * All ten, in the order a model usually meets them (BashOutput and KillShell serve Bash's
+ * background shells; TodoWrite and AskUserQuestion serve the session and the user).
+ */
+export const builtinTools: readonly Tool[] = [
+  Read,
+  Glob,
+  Grep,
+  Edit,
+  Write,
+  Bash,
+  BashOutput,
+  KillShell,
+  TodoWrite,
+  AskUserQuestion,
+]
