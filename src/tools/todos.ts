@@ -32,7 +32,9 @@ export const TodoItemSchema = z.strictObject({
 
 /** Why a list cannot be the task list, or undefined when it can: at most one task is in progress. */
 export function todoListProblem(todos: readonly TodoItem[]): string | undefined {
-  const running = todos.flatMap((t, i) => (t.status === 'in_progress' ? [`${i + 1} (${JSON.stringify(t.content)})`] : []))
+  const running = todos.flatMap((t, i) =>
+    t.status === 'in_progress' ? [`${i + 1} (${JSON.stringify(t.content)})`] : [],
+  )
   if (running.length <= 1) return undefined
   return `${running.length} tasks are in_progress (tasks ${running.join(', ')}); at most one task may be in_progress at a time — mark the others pending or completed`
 }

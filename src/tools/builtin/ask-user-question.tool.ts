@@ -121,8 +121,7 @@ export const AskUserQuestion = buildTool<AskUserQuestionInput, string>({
       ? { result: true }
       : {
           result: false,
-          message:
-            'answers is filled in by the app with the user’s answers; leave it out and ask only the questions',
+          message: 'answers is filled in by the app with the user’s answers; leave it out and ask only the questions',
         },
   // Always asks: this is how the questions reach the user (`request.input` holds them).
   checkPermissions: (input) => ({ behavior: 'ask', message: askedText(input.questions) }),

@@ -164,7 +164,16 @@ describe('TodoWrite refuses lists that break the rules, saying what is wrong', (
     const two = list.map((t) => ({ ...t, status: 'in_progress' as const }))
     const kernel = testKernel([TodoWrite], {
       hooks: {
-        PreToolUse: [{ hooks: [{ type: 'function', fn: () => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { todos: two } } }) }] }],
+        PreToolUse: [
+          {
+            hooks: [
+              {
+                type: 'function',
+                fn: () => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { todos: two } } }),
+              },
+            ],
+          },
+        ],
       },
     })
     const result = await kernel.runTurn(assistant(['a', 'TodoWrite', { todos: list }]))
