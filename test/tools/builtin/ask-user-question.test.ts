@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { toolsForReplay } from '../../../src/cli/stand-ins.js'
 import {
   AskUserQuestion,
   createJsonlLog,
@@ -192,6 +193,17 @@ describe('no rule, mode or grant answers for a person', () => {
     // and parks when nobody can answer now
     const away = testKernel([AskUserQuestion], { permissions: { mode: 'bypassPermissions' } })
     expect((await away.runTurn(assistant(['b', 'AskUserQuestion', input]))).pending).toHaveLength(1)
+  })
+
+  it('a log of it in bypassPermissions replays without the tool: the stand-in asks too', async () => {
+    const { canUseTool } = asking()
+    const kernel = testKernel([AskUserQuestion], { permissions: { mode: 'bypassPermissions' }, canUseTool })
+    await kernel.runTurn(assistant(['a', 'AskUserQuestion', input]))
+    const events = kernel.log.read()
+    const { tools, standIns } = toolsForReplay(events, undefined, [])
+    expect(standIns).toEqual(['AskUserQuestion'])
+    const replayed = await replay(events, { tools })
+    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
   })
 
   it('an allow rule and a session grant still ask', async () => {
