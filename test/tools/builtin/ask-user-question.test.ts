@@ -195,16 +195,23 @@ describe('no rule, mode or grant answers for a person', () => {
     expect((await away.runTurn(assistant(['b', 'AskUserQuestion', input]))).pending).toHaveLength(1)
   })
 
-  it('a log of it in bypassPermissions replays without the tool: the stand-in asks too', async () => {
-    const { canUseTool } = asking()
-    const kernel = testKernel([AskUserQuestion], { permissions: { mode: 'bypassPermissions' }, canUseTool })
-    await kernel.runTurn(assistant(['a', 'AskUserQuestion', input]))
-    const events = kernel.log.read()
-    const { tools, standIns } = toolsForReplay(events, undefined, [])
-    expect(standIns).toEqual(['AskUserQuestion'])
-    const replayed = await replay(events, { tools })
-    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
-  })
+  it.each(['default', 'bypassPermissions'] as const)(
+    'a log of it (%s mode) replays without the tool: the stand-in asks too',
+    async (mode) => {
+      const { canUseTool } = asking()
+      const kernel = testKernel([AskUserQuestion], { permissions: { mode }, canUseTool })
+      await kernel.runTurn(assistant(['a', 'AskUserQuestion', input]))
+      const parked = testKernel([AskUserQuestion], { permissions: { mode } })
+      await parked.runTurn(assistant(['b', 'AskUserQuestion', input]))
+      await parked.answer('b', { behavior: 'allow', updatedInput: answered })
+      for (const events of [kernel.log.read(), parked.log.read()]) {
+        const { tools, standIns } = toolsForReplay(events, undefined, [])
+        expect(standIns).toEqual(['AskUserQuestion'])
+        const replayed = await replay(events, { tools })
+        expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
+      }
+    },
+  )
 
   it('an allow rule and a session grant still ask', async () => {
     const { asked, canUseTool } = asking()
