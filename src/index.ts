@@ -97,6 +97,10 @@ export {
 } from './tools/builtin/agent.tool.js'
 export type { ChildOptions, ChildRules, ChildSession, ChildTurnResult } from './tools/child.types.js'
 export { changeContext, type ContextChange, type ContextChanged, type SessionView } from './tools/context-change.js'
+// The session's task list and questions for the user (docs/session-context.md, docs/approvals.md).
+export { TodoWrite, type TodoWriteInput, AskUserQuestion, type AskUserQuestionInput } from './tools/builtin/index.js'
+export type { Question, QuestionOption } from './tools/builtin/index.js'
+export { todosOf, TODOS_KEY, type TodoItem, type TodoStatus } from './tools/todos.js'
 // The read-only verdict Bash gets from a kernel (its `ports.shell`), with the grammar a kernel loaded.
 export { commandReadOnly as readOnlyVerdict } from './permissions/shell/installed.js'
 

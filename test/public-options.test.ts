@@ -76,6 +76,7 @@ const MAIN: Record<string, Entry> = {
       'createMemoryEventStore',
       'checkLogOrder',
       'changeContext',
+      'todosOf',
       'pendingApprovals',
       'createDirectoryResultStore',
       'createDefaultResultStore',

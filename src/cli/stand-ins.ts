@@ -111,6 +111,10 @@ function answersOf(events: readonly KernelEvent[], name: string, names: Readonly
     if (e.type === 'tool.started') interrupt = e.interrupt
     if (e.type === 'tool.permitted' && e.source === 'tool')
       verdict.set(key, { behavior: e.behavior, message: e.reason ?? '' })
+    // A person was asked and answered (tool.permitted then says 'user'): what asked is consulted
+    // only when no rule, mode, guard or hook settled the call first — then it was the tool's check.
+    if ((e.type === 'permission.requested' || e.type === 'permission.pending') && !verdict.has(key))
+      verdict.set(key, { behavior: 'ask', message: e.reason })
     if (rewrote(e)) checking.set(call, e.updatedInput)
     if (e.type === 'tool.rejected' && e.code === 'invalid_input')
       refused.add(canonicalJson(checking.has(call) ? checking.get(call) : inputs.get(call)))
@@ -185,6 +189,7 @@ function standIn(events: readonly KernelEvent[], name: string, manifest?: Record
       validateInput: (input: unknown) => validation.get(canonicalJson(input)) ?? { result: true as const },
     }),
     ...(manifest?.defer === true && { shouldDefer: true }),
+    ...(manifest?.person === true && { requiresUserInteraction: () => true }),
     isConcurrencySafe: (input) => safe.get(canonicalJson(input)) === true,
     interruptBehavior: () => manifest?.interrupt ?? interrupt ?? 'block',
     cascadesOnFailure: manifest?.cascades ?? false,

@@ -180,6 +180,8 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
         maxResultSizeChars: z.number().nullable(),
         /** The pool defers it (shouldDefer, not alwaysLoad): stand-ins defer the same way. */
         defer: z.literal(true).optional(),
+        /** It needs a person's answer (`requiresUserInteraction`): a stand-in is not settled by an allow either. */
+        person: z.literal(true).optional(),
         /** What the model was sent of it, so stand-ins give the same pool.assembled hash and ToolSearch answers. */
         definition: z
           .object({

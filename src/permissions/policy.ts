@@ -134,7 +134,7 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     decide(tool, input, context, hook) {
       const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> =>
         v.behavior === 'ask' ? askTheApp(options, tool, input, context, v) : v
-      const verdict = settled(options, tool, input, hook)
+      const verdict = unlessAPersonMust(tool, settled(options, tool, input, hook))
       if (verdict !== undefined) return then(verdict)
       const answer = tool.checkPermissions(input, context)
       return answer instanceof Promise ? answer.then((a) => then(fromTool(a))) : then(fromTool(answer))
@@ -151,7 +151,7 @@ function previewOf(
   input: unknown,
   previewContext: ToolContext,
 ): ReturnType<PermissionPolicy['preview']> {
-  const verdict = settled(options, tool, input)
+  const verdict = unlessAPersonMust(tool, settled(options, tool, input))
   if (verdict !== undefined) return verdict.behavior
   if (tool.checkPermissions === allowByDefault) return 'allow'
   try {
@@ -382,4 +382,14 @@ function alwaysAsks(
 
 function guardedByRules(rules: RuleSet, tool: Tool): boolean {
   return [...rules.deny, ...rules.ask].some((rule) => rule.specifier !== undefined && rule.tool === tool.name)
+}
+
+/**
+ * A tool that needs a person's answer (`requiresUserInteraction`, AskUserQuestion) is not settled
+ * by an allow — from a rule, bypassPermissions or acceptEdits, a hook or a session grant: its own
+ * check asks, so a person answers (docs/approvals.md §Questions for the user). Deny and ask stand.
+ */
+function unlessAPersonMust(tool: Tool, verdict: Verdict | undefined): Verdict | undefined {
+  if (verdict?.behavior !== 'allow') return verdict
+  return guarded(() => tool.requiresUserInteraction?.() === true, true) ? undefined : verdict
 }

@@ -48,6 +48,7 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     validateInput: def.validateInput,
     checkPermissions: def.checkPermissions ?? allowByDefault,
     isEnabled: def.isEnabled ?? yes,
+    requiresUserInteraction: def.requiresUserInteraction ?? no,
     isConcurrencySafe: def.isConcurrencySafe ?? no,
     isReadOnly: def.isReadOnly ?? no,
     isDestructive: def.isDestructive ?? no,

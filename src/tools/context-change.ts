@@ -5,6 +5,7 @@
  * change only from a call that ran alone, records it (`session.changed`), and resume and replay
  * read it back (docs/session-context.md).
  */
+import type { TodoItem } from './todos.js'
 
 /** What a tool may change for the calls after it. Every field is optional; absent fields stay. */
 export interface ContextChange {
@@ -29,6 +30,11 @@ export interface SessionView {
   readonly mode: string
   /** The mode the session was in before it entered plan mode (while it is in plan mode). */
   readonly modeBeforePlan: string | undefined
+  /**
+   * The task list TodoWrite last saved (empty when none): read from `data`'s reserved
+   * `toolkernel.todos` entry (docs/session-context.md §The task list).
+   */
+  readonly todos: readonly TodoItem[]
 }
 
 /** The brand of a tool's output that carries a change; `Symbol.for`, so two copies of toolkernel agree. */

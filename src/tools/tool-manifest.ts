@@ -23,6 +23,8 @@ export interface ToolManifest {
   maxResultSizeChars: number | null
   /** The pool defers it (`shouldDefer` and not `alwaysLoad`); absent otherwise. */
   defer?: true
+  /** It needs a person's answer (`requiresUserInteraction`); absent otherwise. */
+  person?: true
   /** What the model is sent of the tool. */
   definition?: ToolDefinition
 }
@@ -53,6 +55,7 @@ export function toolManifest(tool: Tool): ToolManifest {
     validates: tool.validateInput !== undefined,
     maxResultSizeChars: Number.isFinite(tool.maxResultSizeChars) ? tool.maxResultSizeChars : null,
     ...(tool.shouldDefer === true && tool.alwaysLoad !== true && { defer: true as const }),
+    ...(guarded(() => tool.requiresUserInteraction?.() === true, false) && { person: true as const }),
     ...(definition !== undefined && { definition }),
   }
 }

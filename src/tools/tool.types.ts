@@ -116,6 +116,13 @@ export interface ToolDef<I, O = unknown, P = unknown> {
   validateInput?(input: I, context: ToolContext): ValidationResult | Promise<ValidationResult>
   checkPermissions?(input: I, context: ToolContext): PermissionResult<I> | Promise<PermissionResult<I>>
   isEnabled?(): boolean
+  /**
+   * The call needs a person's answer (AskUserQuestion): no allow from a rule, a mode
+   * (bypassPermissions included), a hook or a session grant settles it — its own
+   * `checkPermissions` asks, as Claude Code's `requiresUserInteraction`. Deny rules still deny.
+   * Default false.
+   */
+  requiresUserInteraction?(): boolean
   isConcurrencySafe?(input: I, context?: PredicateContext): boolean
   isReadOnly?(input: I, context?: PredicateContext): boolean
   isDestructive?(input: I, context?: PredicateContext): boolean
@@ -179,8 +186,11 @@ export interface Tool<I = any, O = any, P = any> extends Required<
     | 'modes'
     | 'timeoutMs'
     | 'retry'
+    | 'requiresUserInteraction'
   >
 > {
+  /** Optional on a tool not made by `buildTool` (which fills it in): absent means false. */
+  readonly requiresUserInteraction?: () => boolean
   readonly timeoutMs: number | undefined
   readonly retry: RetryPolicy | undefined
   readonly modes: readonly string[] | undefined

@@ -48,6 +48,7 @@ describe('AI SDK adapter, three-turn loop', () => {
     const events = kernel.log.read()
     expect(turnsOf(events)).toBe(3)
     expect(Object.keys(tools).sort()).toEqual([
+      'AskUserQuestion',
       'Bash',
       'BashOutput',
       'Edit',
@@ -55,6 +56,7 @@ describe('AI SDK adapter, three-turn loop', () => {
       'Grep',
       'KillShell',
       'Read',
+      'TodoWrite',
       'WebFetch',
       'Write',
     ])

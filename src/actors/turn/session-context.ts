@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { KernelEvent, KernelEventInput } from '../../events/event.schema.js'
 import { PERMISSION_MODES, type PermissionMode } from '../../permissions/policy.js'
 import type { ContextChange, SessionView } from '../../tools/context-change.js'
+import { todosOf } from '../../tools/todos.js'
 
 export interface SessionContextOptions {
   /** The kernel's configured working directory: the workspace the session's cwd stays inside. */
@@ -56,12 +57,15 @@ export class SessionContext {
 
   /** The session as a call sees it: one frozen snapshot until the next change. */
   view(): SessionView {
-    this.#view ??= Object.freeze({
+    if (this.#view !== undefined) return this.#view
+    const data = Object.freeze(Object.fromEntries(this.#data))
+    this.#view = Object.freeze({
       cwd: this.#cwd,
       env: Object.freeze(Object.fromEntries(this.#env)),
-      data: Object.freeze(Object.fromEntries(this.#data)),
+      data,
       mode: this.#mode,
       modeBeforePlan: this.#modeBeforePlan,
+      todos: todosOf(data),
     })
     return this.#view
   }

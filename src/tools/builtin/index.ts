@@ -8,13 +8,35 @@ import { Glob } from './glob.tool.js'
 import { Grep } from './grep.tool.js'
 import { Read } from './read.tool.js'
 import { Write } from './write.tool.js'
+import { TodoWrite } from './todo-write.tool.js'
+import { AskUserQuestion } from './ask-user-question.tool.js'
 import { WebFetch } from './web-fetch.tool.js'
 
 export { Bash, BashOutput, Edit, Glob, Grep, KillShell, Read, WebFetch, Write }
+export { TodoWrite, type TodoWriteInput } from './todo-write.tool.js'
+export {
+  AskUserQuestion,
+  type AskUserQuestionInput,
+  type Question,
+  type QuestionOption,
+} from './ask-user-question.tool.js'
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './plan-mode.tool.js'
 
 /**
- * All nine, in the order a model usually meets them (BashOutput and KillShell serve Bash's
- * background shells; WebFetch reaches public addresses only, `createWebFetch` for others).
+ * All of them, in the order a model usually meets them (BashOutput and KillShell serve Bash's
+ * background shells; TodoWrite and AskUserQuestion serve the session and the user; WebFetch
+ * reaches public addresses only, `createWebFetch` for others).
  */
-export const builtinTools: readonly Tool[] = [Read, Glob, Grep, Edit, Write, Bash, BashOutput, KillShell, WebFetch]
+export const builtinTools: readonly Tool[] = [
+  Read,
+  Glob,
+  Grep,
+  Edit,
+  Write,
+  Bash,
+  BashOutput,
+  KillShell,
+  TodoWrite,
+  AskUserQuestion,
+  WebFetch,
+]
