@@ -71,7 +71,24 @@ export type {
 } from './tools/tool.types.js'
 // Retries a tool declares (docs/design.md §Deadlines and retries).
 export type { RetryPolicy, Backoff } from './tools/retry.js'
-export { Read, Write, Edit, Bash, BashOutput, KillShell, Glob, Grep, builtinTools } from './tools/builtin/index.js'
+export {
+  Read,
+  Write,
+  Edit,
+  MultiEdit,
+  NotebookEdit,
+  Bash,
+  BashOutput,
+  KillShell,
+  Glob,
+  Grep,
+  builtinTools,
+  createRead,
+  type ReadOptions,
+  type PdfDocument,
+  type PdfLibrary,
+  type PdfLibraryLoader,
+} from './tools/builtin/index.js'
 // The session that changes as it goes (docs/session-context.md).
 export { EnterPlanMode, ExitPlanMode, planModeTools, type ExitPlanModeInput } from './tools/builtin/index.js'
 export { changeContext, type ContextChange, type ContextChanged, type SessionView } from './tools/context-change.js'
