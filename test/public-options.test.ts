@@ -43,6 +43,7 @@ const MAIN: Record<string, Entry> = {
     bogus: () => main.createProcessRunner(BOGUS as never),
     takes: ['env', 'maxOutputBytes', 'sandbox'],
   },
+  createRead: { bogus: () => main.createRead(BOGUS as never), takes: ['loadPdfLibrary'] },
   createBubblewrap: { bogus: () => main.createBubblewrap(BOGUS as never), takes: ['program', 'env'] },
   buildChildEnvironment: { bogus: () => main.buildChildEnvironment(BOGUS as never), takes: ['allow', 'set', 'from'] },
   replay: { bogus: () => main.replay([], { tools: [Echo], ...BOGUS } as never), takes: ['tools', 'inputNotChecked'] },

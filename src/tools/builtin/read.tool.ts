@@ -4,6 +4,7 @@ import type { ToolResultBlock } from '../../events/event.schema.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import type { ToolPorts } from '../../ports/index.js'
+import { checkOptionsObject, optionNames } from '../../util/known-options.js'
 import { recordRead } from './file-ledger.js'
 import { NOTEBOOK_MAX_BYTES, parseNotebook, renderNotebook } from './notebook.js'
 import { absolutePathCheck, missingFileMessage, specialFileWords } from './paths.js'
@@ -57,6 +58,8 @@ export interface ReadOptions {
   loadPdfLibrary?: PdfLibraryLoader
 }
 
+const READ_OPTIONS = optionNames<ReadOptions>()('loadPdfLibrary')
+
 /**
  * Read: a file's text with line numbers, an image, a notebook's cells or a PDF's pages.
  */
@@ -69,6 +72,7 @@ export const Read = createRead()
  * const read = createRead({ loadPdfLibrary: async () => (await import('unpdf')) as PdfLibrary })
  */
 export function createRead(options: ReadOptions = {}) {
+  checkOptionsObject('createRead', options, READ_OPTIONS)
   const loadPdfLibrary = options.loadPdfLibrary ?? importUnpdf
   return buildTool({
     name: 'Read',
