@@ -89,7 +89,7 @@ export function createRead(options: ReadOptions = {}) {
         `A Jupyter notebook (.ipynb) comes back as its cells (id, type, source) with their text outputs; give offset or limit to read its raw JSON instead.`,
         `A PDF comes back as the text of its pages, at most ${PDF_MAX_PAGES} per call: choose them with pages ("1-5", "3").`,
         'Other binary files cannot be read; use Bash with a suitable command (xxd, file, unzip -l) instead.',
-        'Reading a file is also what allows Write and Edit to change it afterwards.',
+        'Reading a file is also what allows Write, Edit, MultiEdit and NotebookEdit to change it afterwards.',
       ].join(' '),
     inputSchema,
     maxResultSizeChars: Infinity,
