@@ -54,6 +54,8 @@ describe('AI SDK adapter, three-turn loop', () => {
       'Glob',
       'Grep',
       'KillShell',
+      'MultiEdit',
+      'NotebookEdit',
       'Read',
       'Write',
     ])
