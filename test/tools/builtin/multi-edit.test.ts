@@ -176,6 +176,45 @@ describe('MultiEdit under Edit permissions', () => {
     expect(readFileSync(path('other.txt'), 'utf8')).toBe('x')
   })
 
+  it('a PreToolUse hook matching Edit runs for MultiEdit and NotebookEdit too, and tells them apart', async () => {
+    const seen: string[] = []
+    const { call, path } = project(
+      { 'a.txt': 'x' },
+      {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: '^Edit$',
+              hooks: [
+                {
+                  type: 'function',
+                  name: 'guard',
+                  fn: (input) => {
+                    seen.push(String((input as { tool_name?: unknown }).tool_name))
+                    return {
+                      hookSpecificOutput: {
+                        hookEventName: 'PreToolUse',
+                        permissionDecision: 'deny',
+                        permissionDecisionReason: 'frozen',
+                      },
+                    }
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      },
+    )
+    await call('Read', { file_path: path('a.txt') })
+    expect(text(await call('MultiEdit', { file_path: path('a.txt'), edits }))).toMatch(/frozen/)
+    expect(text(await call('NotebookEdit', { notebook_path: path('n.ipynb'), cell_id: 'c', new_source: '' }))).toMatch(
+      /frozen/,
+    )
+    expect(seen).toEqual(['MultiEdit', 'NotebookEdit'])
+    expect(readFileSync(path('a.txt'), 'utf8')).toBe('x')
+  })
+
   it('an Edit rule is accepted by a kernel that has MultiEdit but not Edit', () => {
     expect(() =>
       createKernel({ tools: [Read, MultiEdit], permissions: { allow: ['Edit(./src/**)'], deny: ['Edit'] } }),
