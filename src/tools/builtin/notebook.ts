@@ -54,7 +54,8 @@ export function parseNotebook(text: string, path: string): Notebook {
       `${path} is not an nbformat 4 notebook (${issue?.message ?? 'unexpected shape'}${where}); Read it with offset and limit to see its JSON`,
     )
   }
-  const indent = /^\{\r?\n([ \t]+)"/.exec(text)?.[1] ?? (text.startsWith('{\n') ? '' : ' ')
+  // The file's indentation; a file on one line stays on one line.
+  const indent = /^\s*\{\r?\n([ \t]+)"/.exec(text)?.[1] ?? (/^\s*\{\s*"/.test(text) ? '' : ' ')
   return { json: raw as NotebookJson, indent, finalNewline: text.endsWith('\n') }
 }
 

@@ -98,8 +98,14 @@ export function createRead(options: ReadOptions = {}) {
     getPath: (input) => input.file_path,
     validateInput: (input, context) => {
       const path = absolutePathCheck(input.file_path, context.cwd)
+      const pdf = extname(input.file_path).toLowerCase() === '.pdf'
+      if (path.result && pdf && (input.offset !== undefined || input.limit !== undefined))
+        return {
+          result: false,
+          message: 'offset and limit count lines of text; for a PDF, choose pages with pages ("1-5")',
+        }
       if (!path.result || input.pages === undefined) return path
-      if (extname(input.file_path).toLowerCase() !== '.pdf')
+      if (!pdf)
         return {
           result: false,
           message: `pages is for PDF files only; ${input.file_path} is not a .pdf (use offset and limit for lines)`,

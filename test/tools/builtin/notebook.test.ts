@@ -200,6 +200,13 @@ describe('NotebookEdit', () => {
     )
   })
 
+  it('keeps a notebook written on one line on one line', async () => {
+    const { call, path } = project({ 'c.ipynb': JSON.stringify(notebook) })
+    await call('Read', { file_path: path('c.ipynb') })
+    await call('NotebookEdit', { notebook_path: path('c.ipynb'), cell_id: 'oops', new_source: '', edit_mode: 'delete' })
+    expect(readFileSync(path('c.ipynb'), 'utf8')).toBe(JSON.stringify({ ...notebook, cells: [markdown, code] }))
+  })
+
   it('falls under Edit rules', async () => {
     const { call, path } = project(
       { 'n.ipynb': jupyter(notebook) },

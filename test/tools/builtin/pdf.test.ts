@@ -56,6 +56,9 @@ describe('Read of a PDF', () => {
     )
     expect(text(await call('Read', { file_path: path('doc.pdf'), pages: '3-1' }))).toMatch(/runs backwards/)
     expect(text(await call('Read', { file_path: path('doc.pdf'), pages: '0' }))).toMatch(/numbered from 1/)
+    expect(text(await call('Read', { file_path: path('doc.pdf'), offset: 2 }))).toMatch(
+      /offset and limit count lines of text; for a PDF, choose pages with pages/,
+    )
     expect(text(await call('Read', { file_path: path('a.txt'), pages: '1' }))).toMatch(
       /pages is for PDF files only; .*a\.txt is not a \.pdf/,
     )
