@@ -73,8 +73,25 @@ export type {
 } from './tools/tool.types.js'
 // Retries a tool declares (docs/design.md §Deadlines and retries).
 export type { RetryPolicy, Backoff } from './tools/retry.js'
-export { Read, Write, Edit, Bash, BashOutput, KillShell, Glob, Grep, builtinTools } from './tools/builtin/index.js'
-// The web, read-only, public addresses by default (docs/decisions/tools.md #130).
+export {
+  Read,
+  Write,
+  Edit,
+  MultiEdit,
+  NotebookEdit,
+  Bash,
+  BashOutput,
+  KillShell,
+  Glob,
+  Grep,
+  builtinTools,
+  createRead,
+  type ReadOptions,
+  type PdfDocument,
+  type PdfLibrary,
+  type PdfLibraryLoader,
+} from './tools/builtin/index.js'
+// The web, read-only, public addresses by default (docs/decisions/tools.md #134).
 export {
   WebFetch,
   createWebFetch,

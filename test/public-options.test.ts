@@ -43,6 +43,7 @@ const MAIN: Record<string, Entry> = {
     bogus: () => main.createProcessRunner(BOGUS as never),
     takes: ['env', 'maxOutputBytes', 'sandbox'],
   },
+  createRead: { bogus: () => main.createRead(BOGUS as never), takes: ['loadPdfLibrary'] },
   createWebClient: { bogus: () => main.createWebClient(BOGUS as never), takes: ['lookup'] },
   createWebFetch: {
     bogus: () => main.createWebFetch(BOGUS as never),

@@ -58,7 +58,8 @@ function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | und
     return rule.specifier === undefined
       ? undefined
       : `has a specifier, but MCP tools take none; write ${rule.tool} alone`
-  const tool = tools.find((t) => t.name === rule.tool)
+  // A tool known by other names (MultiEdit by Edit's rules) makes those names' rules match too.
+  const tool = tools.find((t) => t.name === rule.tool) ?? tools.find((t) => t.ruleNames?.includes(rule.tool))
   if (tool === undefined && readRuleReaches(rule, tools)) return undefined
   if (tool === undefined) {
     const owner = tools.find((t) => t.aliases.includes(rule.tool))

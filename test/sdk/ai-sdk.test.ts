@@ -55,6 +55,8 @@ describe('AI SDK adapter, three-turn loop', () => {
       'Glob',
       'Grep',
       'KillShell',
+      'MultiEdit',
+      'NotebookEdit',
       'Read',
       'TodoWrite',
       'WebFetch',

@@ -3,8 +3,12 @@ import { z } from 'zod'
 import type { ToolResultBlock } from '../../events/event.schema.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
+import type { ToolPorts } from '../../ports/index.js'
+import { checkOptionsObject, optionNames } from '../../util/known-options.js'
 import { recordRead } from './file-ledger.js'
+import { NOTEBOOK_MAX_BYTES, parseNotebook, renderNotebook } from './notebook.js'
 import { absolutePathCheck, missingFileMessage, specialFileWords } from './paths.js'
+import { PDF_MAX_BYTES, PDF_MAX_PAGES, importUnpdf, parsePages, pdfText, type PdfLibraryLoader } from './pdf-pages.js'
 
 export const READ_DEFAULT_LIMIT = 2000
 export const READ_MAX_LINE_CHARS = 2000
@@ -36,73 +40,143 @@ const inputSchema = lazySchema(() =>
       .optional()
       .describe('Line number to start from (1 = first line). Give it with limit for large files.'),
     limit: z.number().int().min(1).optional().describe(`How many lines to read (default ${READ_DEFAULT_LIMIT}).`),
+    pages: z
+      .string()
+      .optional()
+      .describe(
+        `PDF files only: the pages to read, e.g. "3", "1-5" or "1-3,7" (at most ${PDF_MAX_PAGES}; default the first ${PDF_MAX_PAGES}).`,
+      ),
   }),
 )
 
+/** Options for `createRead`. */
+export interface ReadOptions {
+  /**
+   * Imports the PDF library (default: `import('unpdf')`, an optional peer dependency). An app may
+   * give its own build; a test may simulate its absence.
+   */
+  loadPdfLibrary?: PdfLibraryLoader
+}
+
+const READ_OPTIONS = optionNames<ReadOptions>()('loadPdfLibrary')
+
 /**
- * Read: a file's text with line numbers, or an image.
+ * Read: a file's text with line numbers, an image, a notebook's cells or a PDF's pages.
  */
-export const Read = buildTool({
-  name: 'Read',
-  aliases: ['ReadFile'],
-  searchHint: 'read file open view cat contents',
-  category: 'files',
-  description: () => 'Reads a file and returns its text with line numbers.',
-  prompt: () =>
-    [
-      'Reads the file at the given path and returns its text with line numbers (`cat -n` style: the number, a tab, the line).',
-      `By default it returns the first ${READ_DEFAULT_LIMIT} lines; for large files, find the relevant lines with Grep first, then read that range with offset and limit.`,
-      'The path must be absolute. A missing file returns an error that suggests similar names in the same directory.',
-      `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut, with a marker. PNG, JPEG, GIF and WebP images come back as images you can see.`,
-      'Other binary files cannot be read; use Bash with a suitable command (xxd, file, unzip -l) instead.',
-      'Reading a file is also what allows Write and Edit to change it afterwards.',
-    ].join(' '),
-  inputSchema,
-  maxResultSizeChars: Infinity,
-  isConcurrencySafe: () => true,
-  isReadOnly: () => true,
-  getPath: (input) => input.file_path,
-  validateInput: (input, context) => absolutePathCheck(input.file_path, context.cwd),
-  interruptBehavior: () => 'cancel',
-  async call({ file_path: path, offset, limit }, { ports, signal }): Promise<ReadOutput> {
-    const stat = await ports.fs.stat(path)
-    if (stat === undefined) throw new Error(await missingFileMessage(ports.fs, path))
-    if (stat.kind === 'directory') throw new Error(`${path} is a directory, not a file; list it with Glob or Bash (ls)`)
-    // Checked before anything opens the path: opening a FIFO blocks until a writer comes.
-    if (stat.kind !== 'file')
-      throw new Error(`${path} is ${specialFileWords(stat.kind)}, not a regular file; Read only reads regular files`)
-    const mediaType = IMAGE_TYPES[extname(path).toLowerCase()]
-    if (mediaType !== undefined) {
-      if (stat.size > READ_MAX_IMAGE_BYTES)
-        throw new Error(
-          `${path} is a ${megabytes(stat.size)} MB image, larger than the ${READ_MAX_IMAGE_BYTES / (1024 * 1024)} MB Read returns; make a smaller copy with Bash (e.g. convert in.png -resize 50% out.png) and read that`,
-        )
-      const bytes = await ports.fs.readFile(path)
-      recordRead(ports, path, stat.mtimeMs, 'all')
-      return { kind: 'image', mediaType, data: Buffer.from(bytes).toString('base64') }
-    }
-    const first = offset ?? 1
-    const count = limit ?? READ_DEFAULT_LIMIT
-    const range = await readLineRange(ports.fs.openRead(path, { signal }), path, { first, count, size: stat.size })
-    recordRead(
-      ports,
-      path,
-      stat.mtimeMs,
-      offset === undefined && limit === undefined ? 'all' : { offset: first, limit: count },
-    )
-    return { kind: 'text', text: rangeText(range, path, first, stat.size) }
-  },
-  mapToolResultToToolResultBlockParam(output, toolUseId): ToolResultBlock {
-    if (output.kind === 'image') {
-      return {
-        type: 'tool_result',
-        tool_use_id: toolUseId,
-        content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType, data: output.data } }],
+export const Read = createRead()
+
+/**
+ * A Read tool with its own options; `Read` is `createRead()`.
+ *
+ * @example
+ * const read = createRead({ loadPdfLibrary: async () => (await import('unpdf')) as PdfLibrary })
+ */
+export function createRead(options: ReadOptions = {}) {
+  checkOptionsObject('createRead', options, READ_OPTIONS)
+  const loadPdfLibrary = options.loadPdfLibrary ?? importUnpdf
+  return buildTool({
+    name: 'Read',
+    aliases: ['ReadFile'],
+    searchHint: 'read file open view cat contents',
+    category: 'files',
+    description: () => 'Reads a file and returns its text with line numbers.',
+    prompt: () =>
+      [
+        'Reads the file at the given path and returns its text with line numbers (`cat -n` style: the number, a tab, the line).',
+        `By default it returns the first ${READ_DEFAULT_LIMIT} lines; for large files, find the relevant lines with Grep first, then read that range with offset and limit.`,
+        'The path must be absolute. A missing file returns an error that suggests similar names in the same directory.',
+        `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut, with a marker. PNG, JPEG, GIF and WebP images come back as images you can see.`,
+        `A Jupyter notebook (.ipynb) comes back as its cells (id, type, source) with their text outputs; give offset or limit to read its raw JSON instead.`,
+        `A PDF comes back as the text of its pages, at most ${PDF_MAX_PAGES} per call: choose them with pages ("1-5", "3").`,
+        'Other binary files cannot be read; use Bash with a suitable command (xxd, file, unzip -l) instead.',
+        'Reading a file is also what allows Write, Edit, MultiEdit and NotebookEdit to change it afterwards.',
+      ].join(' '),
+    inputSchema,
+    maxResultSizeChars: Infinity,
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    getPath: (input) => input.file_path,
+    validateInput: (input, context) => {
+      const path = absolutePathCheck(input.file_path, context.cwd)
+      const pdf = extname(input.file_path).toLowerCase() === '.pdf'
+      if (path.result && pdf && (input.offset !== undefined || input.limit !== undefined))
+        return {
+          result: false,
+          message: 'offset and limit count lines of text; for a PDF, choose pages with pages ("1-5")',
+        }
+      if (!path.result || input.pages === undefined) return path
+      if (!pdf)
+        return {
+          result: false,
+          message: `pages is for PDF files only; ${input.file_path} is not a .pdf (use offset and limit for lines)`,
+        }
+      const pages = parsePages(input.pages)
+      return typeof pages === 'string' ? { result: false, message: pages } : { result: true }
+    },
+    interruptBehavior: () => 'cancel',
+    async call({ file_path: path, offset, limit, pages }, { ports, signal }): Promise<ReadOutput> {
+      const stat = await ports.fs.stat(path)
+      if (stat === undefined) throw new Error(await missingFileMessage(ports.fs, path))
+      if (stat.kind === 'directory')
+        throw new Error(`${path} is a directory, not a file; list it with Glob or Bash (ls)`)
+      // Checked before anything opens the path: opening a FIFO blocks until a writer comes.
+      if (stat.kind !== 'file')
+        throw new Error(`${path} is ${specialFileWords(stat.kind)}, not a regular file; Read only reads regular files`)
+      const mediaType = IMAGE_TYPES[extname(path).toLowerCase()]
+      if (mediaType !== undefined) {
+        if (stat.size > READ_MAX_IMAGE_BYTES)
+          throw new Error(
+            `${path} is a ${megabytes(stat.size)} MB image, larger than the ${READ_MAX_IMAGE_BYTES / (1024 * 1024)} MB Read returns; make a smaller copy with Bash (e.g. convert in.png -resize 50% out.png) and read that`,
+          )
+        const bytes = await ports.fs.readFile(path)
+        recordRead(ports, path, stat.mtimeMs, 'all')
+        return { kind: 'image', mediaType, data: Buffer.from(bytes).toString('base64') }
       }
-    }
-    return { type: 'tool_result', tool_use_id: toolUseId, content: output.text }
-  },
-})
+      const extension = extname(path).toLowerCase()
+      if (extension === '.pdf') {
+        const ranges = pages === undefined ? undefined : parsePages(pages)
+        if (typeof ranges === 'string') throw new Error(ranges)
+        if (stat.size > PDF_MAX_BYTES) throw new Error(tooLarge(path, stat.size, PDF_MAX_BYTES, 'PDF'))
+        const text = await pdfText(await ports.fs.readFile(path), path, ranges, loadPdfLibrary, READ_MAX_CHARS)
+        recordRead(ports, path, stat.mtimeMs, 'all')
+        return { kind: 'text', text }
+      }
+      if (extension === '.ipynb' && offset === undefined && limit === undefined)
+        return { kind: 'text', text: await readNotebook(ports, path, stat) }
+      const first = offset ?? 1
+      const count = limit ?? READ_DEFAULT_LIMIT
+      const range = await readLineRange(ports.fs.openRead(path, { signal }), path, { first, count, size: stat.size })
+      recordRead(
+        ports,
+        path,
+        stat.mtimeMs,
+        offset === undefined && limit === undefined ? 'all' : { offset: first, limit: count },
+      )
+      return { kind: 'text', text: rangeText(range, path, first, stat.size) }
+    },
+    mapToolResultToToolResultBlockParam(output, toolUseId): ToolResultBlock {
+      if (output.kind === 'image') {
+        return {
+          type: 'tool_result',
+          tool_use_id: toolUseId,
+          content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType, data: output.data } }],
+        }
+      }
+      return { type: 'tool_result', tool_use_id: toolUseId, content: output.text }
+    },
+  })
+}
+
+/** A notebook's cells as Read shows them (docs/decisions/tools.md, 151). */
+async function readNotebook(ports: ToolPorts, path: string, stat: { size: number; mtimeMs: number }): Promise<string> {
+  if (stat.size > NOTEBOOK_MAX_BYTES) throw new Error(tooLarge(path, stat.size, NOTEBOOK_MAX_BYTES, 'notebook'))
+  const notebook = parseNotebook(Buffer.from(await ports.fs.readFile(path)).toString('utf8'), path)
+  recordRead(ports, path, stat.mtimeMs, 'all')
+  return renderNotebook(notebook, path, READ_MAX_CHARS)
+}
+
+const tooLarge = (path: string, size: number, cap: number, what: 'PDF' | 'notebook'): string =>
+  `${path} is a ${megabytes(size)} MB ${what}, larger than the ${megabytes(cap)} MB Read loads; ${what === 'PDF' ? 'extract the pages you need with Bash (e.g. pdftotext -f 1 -l 5 in.pdf -)' : 'read its JSON in parts with offset and limit, or extract what you need with Bash (e.g. jq)'}`
 
 /** What Read shows for a range of lines, or the error that says why it cannot. */
 function rangeText(range: LineRange, path: string, first: number, size: number): string {

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
-import { recordRead, staleReason } from './file-ledger.js'
-import { absolutePathCheck, pinRealPath, writeTarget } from './paths.js'
+import { staleReason } from './file-ledger.js'
+import { saveChange, writablePathCheck } from './file-change.js'
+import { writeTarget } from './paths.js'
 
 const inputSchema = lazySchema(() =>
   z.strictObject({
@@ -30,11 +31,7 @@ export const Write = buildTool({
   isDestructive: () => true,
   // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
   checkPermissions: (input) => ({ behavior: 'ask', message: `write ${input.file_path}` }),
-  validateInput: (input, context) => {
-    const check = absolutePathCheck(input.file_path, context.cwd)
-    if (check.result) pinRealPath(context, input.file_path)
-    return check
-  },
+  validateInput: (input, context) => writablePathCheck(input.file_path, context),
   async call({ file_path: path, content }, context) {
     const { ports } = context
     // The real path approved, checked again now: a link swapped in since throws (check-then-use).
@@ -45,9 +42,7 @@ export const Write = buildTool({
       const stale = await staleReason(ports, path, 'overwrite')
       if (stale !== undefined) throw new Error(stale)
     }
-    await ports.fs.writeFile(target, content, { approvedRealPath: target })
-    const after = await ports.fs.stat(path)
-    if (after !== undefined) recordRead(ports, path, after.mtimeMs, 'all')
+    await saveChange(context, path, target, content)
     const bytes = Buffer.byteLength(content, 'utf8')
     return `${existing === undefined ? 'Created' : 'Overwrote'} ${path} (${bytes} bytes written)`
   },
