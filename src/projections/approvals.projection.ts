@@ -23,6 +23,8 @@ export interface PendingApproval {
   readonly suggestions: readonly string[]
   /** The answer is in the log, but the call has not gone on yet (the turn resumes with it). */
   readonly answered: boolean
+  /** What the call says about itself (read-only, destructive, open-world, names for people); absent in older logs. */
+  readonly flags?: EventOf<'permission.pending'>['flags']
 }
 
 /**
@@ -49,5 +51,9 @@ export function pendingApprovals(events: Iterable<KernelEvent>): PendingApproval
 function pendingOf(event: EventOf<'permission.pending'>): PendingApproval {
   const { turnId, toolUseId, tool, input, digest, reason, source, suggestions } = event
   const base = { turnId, toolUseId, tool, input, digest, reason, source, suggestions, answered: false }
-  return event.rule === undefined ? base : { ...base, rule: event.rule }
+  return {
+    ...base,
+    ...(event.rule === undefined ? {} : { rule: event.rule }),
+    ...(event.flags === undefined ? {} : { flags: event.flags }),
+  }
 }

@@ -62,6 +62,7 @@ export const Read = buildTool({
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   getPath: (input) => input.file_path,
+  activityDescription: (input) => `Reading ${input.file_path}`,
   validateInput: (input, context) => absolutePathCheck(input.file_path, context.cwd),
   interruptBehavior: () => 'cancel',
   async call({ file_path: path, offset, limit }, { ports, signal }): Promise<ReadOutput> {
