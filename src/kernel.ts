@@ -298,7 +298,7 @@ export interface KernelInternals extends Kernel {
  * const { message } = await kernel.runTurn(assistantMessage)
  */
 export function createKernel<const O extends KernelOptions>(options: O): Kernel<KernelProgress<O>> {
-  // The progress type is the tools' own: the updates carry what the tools reported (decision 173).
+  // The progress type is the tools' own: the updates carry what the tools reported (decision 144).
   return createKernelInternals(options) as Kernel<KernelProgress<O>>
 }
 

@@ -1,6 +1,6 @@
 /**
  * A server's tool annotations, read fail-closed. Hints are the server's word about itself: they
- * count only for a server the app marked trusted (decision 172), and never allow a call. An
+ * count only for a server the app marked trusted (decision 143), and never allow a call. An
  * untrusted server's tools are destructive and open-world whatever it says.
  */
 

@@ -25,7 +25,7 @@ export interface PermissionRule {
   specifier?: string
   /**
    * A flag rule (`@destructive`, `@openWorld`, `@readOnly`): it names no tool, and matches every
-   * call whose flag is set (decision 170). `tool` then holds the rule as written.
+   * call whose flag is set (decision 141). `tool` then holds the rule as written.
    */
   flag?: RuleFlag
 }

@@ -51,7 +51,7 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     isEnabled: def.isEnabled ?? yes,
     isConcurrencySafe: def.isConcurrencySafe ?? no,
     isReadOnly: def.isReadOnly ?? no,
-    // Fail-closed: what does not say it is read-only may change things (decision 171).
+    // Fail-closed: what does not say it is read-only may change things (decision 142).
     isDestructive: def.isDestructive ?? notReadOnly(def.isReadOnly),
     isOpenWorld: def.isOpenWorld ?? no,
     interruptBehavior: def.interruptBehavior ?? block,

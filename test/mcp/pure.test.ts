@@ -133,7 +133,7 @@ describe('flagsFor', () => {
     })
   })
 
-  it("an untrusted server's safer-sounding hints are not believed (decision 172)", () => {
+  it("an untrusted server's safer-sounding hints are not believed (decision 143)", () => {
     expect(flagsFor({ destructiveHint: false, openWorldHint: false, readOnlyHint: true }, false)).toEqual({
       readOnly: false,
       destructive: true,

@@ -1,5 +1,5 @@
 /**
- * An MCP server's annotations count only as the trust rule says (decision 172): the same real
+ * An MCP server's annotations count only as the trust rule says (decision 143): the same real
  * server (server-everything over stdio), connected once trusted and once not. Its
  * `toggle-simulated-logging` says `destructiveHint: false` and `echo` says `readOnlyHint: true`;
  * an `ask: ['@destructive']` rule asks for the untrusted one's toggle and lets the trusted one's run.

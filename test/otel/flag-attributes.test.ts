@@ -1,5 +1,5 @@
 /**
- * A call's flags on its OTel span (decision 170): read-only, destructive and open-world always;
+ * A call's flags on its OTel span (decision 141): read-only, destructive and open-world always;
  * its names for people (they carry a path or a command) only where content is captured.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

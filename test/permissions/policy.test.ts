@@ -324,7 +324,7 @@ describe('asking the app', () => {
           input: { command: 'git push' },
           reason,
           suggestions,
-          // What the call says about itself, for the prompt (decision 170).
+          // What the call says about itself, for the prompt (decision 141).
           flags: {
             readOnly: false,
             destructive: true,

@@ -1,5 +1,5 @@
 /**
- * Progress typed per tool (decision 173): `turn.updates()` of a kernel whose tools are known
+ * Progress typed per tool (decision 144): `turn.updates()` of a kernel whose tools are known
  * statically yields progress data of their union; with tool sources (MCP) it is `unknown`.
  * Checked by the project's tsc; a regression is a type error here.
  */

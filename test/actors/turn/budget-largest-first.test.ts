@@ -3,7 +3,7 @@
  * tool_use order (issue 31.3; docs/decisions/results.md, 174). Written first and watched fail:
  * the budget is still claimed as results arrive (decision 16), so the small result that arrives
  * second is persisted while the large one that arrived first stays whole. Marked `fails` until
- * the budget waits for the results that arrive together (decision 174 says how).
+ * the budget waits for the results that arrive together (decision 145 says how).
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
