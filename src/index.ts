@@ -19,6 +19,8 @@ export {
 export type { Turn, TurnResult, EarlyStart, PendingApproval } from './actors/turn/turn.types.js'
 export { pendingApprovals } from './projections/approvals.projection.js'
 export type { TurnUpdate } from './projections/updates.projection.js'
+export type { ProgressOf, ToolsProgress, KernelProgress } from './tools/progress.types.js'
+export { type CallFlags, RULE_FLAGS, type RuleFlag } from './tools/call-flags.js'
 export type { AssistantMessage, AnthropicAssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
 export type {
   OpenAIAssistantMessage,

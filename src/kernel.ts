@@ -69,6 +69,7 @@ import { buildSandboxes, checkSandboxOptions, type SandboxConfig, type SandboxOp
 import { ToolRegistry } from './tools/tool-registry.js'
 import { checkApiToolsOptions, checkKernelOptions, checkTurnOptions } from './kernel-options.js'
 import type { Tool } from './tools/tool.types.js'
+import type { KernelProgress } from './tools/progress.types.js'
 import { SessionContext } from './actors/turn/session-context.js'
 import { realDirectoryOf } from './adapters/real-directory.js'
 import type { SessionView } from './tools/context-change.js'
@@ -223,7 +224,7 @@ export interface StreamTurnOptions extends TurnOptions {
   earlyStart?: EarlyStart
 }
 
-export interface Kernel {
+export interface Kernel<P = unknown> {
   readonly log: EventLog
   readonly tools: readonly Tool[]
   /**
@@ -271,7 +272,7 @@ export interface Kernel {
    * for await (const event of stream) turn.push(event)
    * const { message } = await turn.result()
    */
-  startTurn(options?: StreamTurnOptions): Turn
+  startTurn(options?: StreamTurnOptions): Turn<P>
   /**
    * A kernel like this one over a stored log: turns the log left open (a crash) are closed first
    * with interrupted results (`recover`), and the session's grants are honoured.
@@ -355,8 +356,9 @@ export interface KernelInternals extends Kernel {
  * const kernel = createKernel({ tools: [echo], cwd: process.cwd() })
  * const { message } = await kernel.runTurn(assistantMessage)
  */
-export function createKernel(options: KernelOptions): Kernel {
-  return createKernelInternals(options)
+export function createKernel<const O extends KernelOptions>(options: O): Kernel<KernelProgress<O>> {
+  // The progress type is the tools' own: the updates carry what the tools reported (decision 144).
+  return createKernelInternals(options) as Kernel<KernelProgress<O>>
 }
 
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */

@@ -84,6 +84,18 @@ export type FailureCode = z.infer<typeof FailureCodeSchema>
 const PermissionBehaviorSchema = z.enum(['allow', 'deny', 'ask'])
 const DecisionSourceSchema = z.enum(['tool', 'rule', 'mode', 'hook', 'user', 'default'])
 
+/**
+ * What a call says about itself (src/tools/call-flags.ts): recorded with its permission decision,
+ * for the app's UI and telemetry. Optional: older logs lack it.
+ */
+const CallFlagsSchema = z.object({
+  readOnly: z.boolean(),
+  destructive: z.boolean(),
+  openWorld: z.boolean(),
+  userFacingName: z.string(),
+  activity: z.string(),
+})
+
 export const KernelEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...envelope,
@@ -276,6 +288,7 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     source: DecisionSourceSchema,
     reason: z.string().optional(),
     updatedInput: z.unknown().optional(),
+    flags: CallFlagsSchema.optional(),
   }),
   z.object({ ...toolEnvelope, type: z.literal('tool.started'), interrupt: z.enum(['cancel', 'block']) }),
   z.object({ ...toolEnvelope, type: z.literal('tool.progress'), data: z.unknown() }),
@@ -410,6 +423,7 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     /** The rule that asked, when one did. */
     rule: z.string().optional(),
     suggestions: z.array(z.string()),
+    flags: CallFlagsSchema.optional(),
   }),
   /** The app's answer to a pending call (`kernel.answer`), bound to the digest of the input it saw. */
   z.object({

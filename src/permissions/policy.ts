@@ -14,6 +14,7 @@ import { insideWorkingDir, protectedReason, resolvingOnce, type PathJudge } from
 import { analyzeCommand, redirectWrites } from './shell/index.js'
 import { insideOf } from './rules.js'
 import { commandReads } from './command-reads.js'
+import { flagsOf, type CallFlags } from '../tools/call-flags.js'
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const
 export type PermissionMode = (typeof PERMISSION_MODES)[number]
@@ -26,6 +27,11 @@ export interface PermissionRequest {
   reason: string
   /** Rules that would allow this call next time, e.g. `Bash(npm run test:*)`. */
   suggestions: string[]
+  /**
+   * What the call says about itself: read-only, destructive, open-world (fail-closed), the
+   * tool's name for people and the activity text (`Reading src/a.ts`) to show in the prompt.
+   */
+  flags: CallFlags
 }
 
 /**
@@ -132,9 +138,10 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
     ruleFor: (tool, input) => matchRules(forOneDecision(options).rules, tool, input, cwd),
     preview: (tool, input) => previewOf(options, tool, input, previewContext),
     decide(tool, input, context, hook) {
+      const flags = flagsOnce(tool, input, options.shell)
       const then = (v: Verdict): PermissionVerdict | Promise<PermissionVerdict> =>
-        v.behavior === 'ask' ? askTheApp(options, tool, input, context, v) : v
-      const verdict = unlessAPersonMust(tool, settled(options, tool, input, hook))
+        v.behavior === 'ask' ? askTheApp(options, tool, input, context, v, flags) : v
+      const verdict = unlessAPersonMust(tool, settled(options, tool, input, hook, flags))
       if (verdict !== undefined) return then(verdict)
       const answer = tool.checkPermissions(input, context)
       return answer instanceof Promise ? answer.then((a) => then(fromTool(a))) : then(fromTool(answer))
@@ -144,6 +151,12 @@ export function createPermissionPolicy(options: PolicyOptions): PermissionPolicy
   }
 }
 
+/** The call's flags, worked out at most once per decision (a shell analysis for Bash). */
+function flagsOnce(tool: Tool, input: unknown, shell: ShellAnalyzer): () => CallFlags {
+  let flags: CallFlags | undefined
+  return () => (flags ??= flagsOf(tool, input, { shell }))
+}
+
 /** What `decide` will say when that is known without running anything or asking anyone. */
 function previewOf(
   options: PolicyOptions,
@@ -151,7 +164,10 @@ function previewOf(
   input: unknown,
   previewContext: ToolContext,
 ): ReturnType<PermissionPolicy['preview']> {
-  const verdict = unlessAPersonMust(tool, settled(options, tool, input))
+  const verdict = unlessAPersonMust(
+    tool,
+    settled(options, tool, input, undefined, flagsOnce(tool, input, options.shell)),
+  )
   if (verdict !== undefined) return verdict.behavior
   if (tool.checkPermissions === allowByDefault) return 'allow'
   try {
@@ -169,10 +185,16 @@ function previewOf(
  * Everything decided without asking anyone, in precedence order (deny > ask > allow); undefined
  * means "ask the tool".
  */
-function settled(options: PolicyOptions, tool: Tool, input: unknown, hook?: HookSay): Verdict | undefined {
+function settled(
+  options: PolicyOptions,
+  tool: Tool,
+  input: unknown,
+  hook: HookSay | undefined,
+  flags: () => CallFlags,
+): Verdict | undefined {
   const { mode, cwd, grants } = options
   const { rules, judge } = forOneDecision(options)
-  const rule = matchRules(rules, tool, input, cwd)
+  const rule = matchRules(rules, tool, input, cwd, flags)
   if (rule?.behavior === 'deny') return { behavior: 'deny', source: 'rule', reason: `the rule ${rule.rule} denies it` }
   const command = commandOf(tool, input)
   const reads = command === undefined ? {} : commandReads(command, rules, judge, cwd)
@@ -240,6 +262,7 @@ async function askTheApp(
   input: unknown,
   context: ToolContext,
   asked: Verdict,
+  flags: () => CallFlags,
 ): Promise<PermissionVerdict> {
   const reason = asked.reason ?? 'it needs approval'
   if (options.mode === 'dontAsk')
@@ -261,12 +284,24 @@ async function askTheApp(
   }
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
+  const request = { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions, flags: flags() }
+  return answerOf(options, options.canUseTool, tool, input, request, context, park)
+}
+
+/** The app's answer to the request: a verdict, a parked call (it deferred), or a denial (it failed). */
+async function answerOf(
+  options: PolicyOptions,
+  canUseTool: CanUseTool,
+  tool: Tool,
+  input: unknown,
+  request: PermissionRequest,
+  context: ToolContext,
+  park: () => PermissionVerdict,
+): Promise<PermissionVerdict> {
+  const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   let answer: PermissionAnswer
   try {
-    answer = await options.canUseTool(
-      { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions },
-      { signal: context.signal },
-    )
+    answer = await canUseTool(request, { signal: context.signal })
   } catch (error) {
     return { behavior: 'deny', source: 'user', reason: `the approval prompt failed (${describeError(error)})` }
   }

@@ -7,6 +7,7 @@
 import { ignoreRules, type Ignore } from '../util/ignore-rules.js'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { homedir } from 'node:os'
+import { RULE_FLAGS, type RuleFlag } from '../tools/call-flags.js'
 
 /**
  * Whether the platform's file systems usually ignore letter case (macOS, Windows). Elsewhere a
@@ -22,6 +23,11 @@ export interface PermissionRule {
   behavior: RuleBehavior
   tool: string
   specifier?: string
+  /**
+   * A flag rule (`@destructive`, `@openWorld`, `@readOnly`): it names no tool, and matches every
+   * call whose flag is set (decision 141). `tool` then holds the rule as written.
+   */
+  flag?: RuleFlag
 }
 
 const RULE = /^([A-Za-z0-9_-]+)(?:\((.*)\))?$/s
@@ -33,6 +39,7 @@ const RULE = /^([A-Za-z0-9_-]+)(?:\((.*)\))?$/s
  */
 export function parseRule(source: string, behavior: RuleBehavior): PermissionRule {
   const text = source.trim()
+  if (text.startsWith('@')) return flagRule(source, text, behavior)
   const match = RULE.exec(text)
   if (match === null) {
     throw new Error(
@@ -45,6 +52,16 @@ export function parseRule(source: string, behavior: RuleBehavior): PermissionRul
       `permission rule ${JSON.stringify(source)} (${behavior}) has an empty specifier; drop the parentheses to match every call of ${tool}`,
     )
   return specifier === undefined ? { source, behavior, tool } : { source, behavior, tool, specifier: specifier.trim() }
+}
+
+/** `@destructive` and the like: a rule over what calls say about themselves, not over a tool. */
+function flagRule(source: string, text: string, behavior: RuleBehavior): PermissionRule {
+  const flag = RULE_FLAGS.find((name) => `@${name}` === text)
+  if (flag === undefined)
+    throw new Error(
+      `permission rule ${JSON.stringify(source)} (${behavior}) names no flag: flag rules are ${RULE_FLAGS.map((f) => `@${f}`).join(', ')}, written alone (e.g. ask: ['@destructive'])`,
+    )
+  return { source, behavior, tool: text, flag }
 }
 
 /**

@@ -2,6 +2,7 @@
 import { dirname } from 'node:path'
 import { guarded } from '../util/guarded.js'
 import type { Tool } from '../tools/tool.types.js'
+import type { CallFlags, RuleFlag } from '../tools/call-flags.js'
 import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/index.js'
 import { candidates, realCwd, type PathJudge } from './paths.js'
 import { domainProblem, matchesDomain } from './domains.js'
@@ -53,6 +54,8 @@ export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [
 
 /** Why a rule can never match a call of these tools, or undefined when it can. */
 function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | undefined {
+  // A flag rule names no tool: any tool's call may carry the flag (parseRule checked the name).
+  if (rule.flag !== undefined) return undefined
   // An MCP tool has no path or command, so a specifier could never match: refused, not ignored.
   if (rule.tool.startsWith('mcp__'))
     return rule.specifier === undefined
@@ -89,16 +92,33 @@ function readRuleReaches(rule: PermissionRule, tools: readonly Tool[]): boolean 
 /** A tool whose input carries a shell command (Bash declares `shellCommand`). */
 const isCommandTool = (tool: Tool): boolean => tool.shellCommand !== undefined
 
-/** The rule that decides this call: deny beats ask beats allow. */
-export function matchRules(rules: RuleSet, tool: Tool, input: unknown, cwd: string): RuleMatch | undefined {
+/**
+ * The rule that decides this call: deny beats ask beats allow. `flags` gives the call's flags
+ * for `@flag` rules (asked only when such a rule exists); without it no flag rule matches.
+ */
+export function matchRules(
+  rules: RuleSet,
+  tool: Tool,
+  input: unknown,
+  cwd: string,
+  flags?: () => CallFlags,
+): RuleMatch | undefined {
   for (const behavior of ['deny', 'ask'] as const) {
-    const hit = rules[behavior].find((rule) => matchesAny(rule, tool, input, cwd, rules.judge))
+    const hit = rules[behavior].find((rule) =>
+      rule.flag === undefined ? matchesAny(rule, tool, input, cwd, rules.judge) : flagged(rule.flag, flags),
+    )
     if (hit !== undefined) return { behavior, rule: hit.source }
   }
+  const flagAllow = rules.allow.find((rule) => rule.flag !== undefined && flagged(rule.flag, flags))
+  if (flagAllow !== undefined) return { behavior: 'allow', rule: flagAllow.source }
   const allowed = allowedBy(rules.allow, tool, input, cwd, rules.judge)
   if (allowed === undefined) return undefined
   if (rules.within !== undefined && matchRules(rules.within, tool, input, cwd)?.behavior !== 'allow') return undefined
   return { behavior: 'allow', rule: allowed }
+}
+
+function flagged(flag: RuleFlag, flags: (() => CallFlags) | undefined): boolean {
+  return flags !== undefined && flags()[flag]
 }
 
 /** Deny and ask rules match a compound command when any part (or the whole) matches. */

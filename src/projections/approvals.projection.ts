@@ -25,6 +25,8 @@ export interface PendingApproval {
   readonly answered: boolean
   /** A child session's call (docs/subagents.md): the parent call it runs under. */
   readonly parentToolUseId?: string
+  /** What the call says about itself (read-only, destructive, open-world, names for people); absent in older logs. */
+  readonly flags?: EventOf<'permission.pending'>['flags']
 }
 
 /**
@@ -51,6 +53,10 @@ export function pendingApprovals(events: Iterable<KernelEvent>): PendingApproval
 function pendingOf(event: EventOf<'permission.pending'>): PendingApproval {
   const { turnId, toolUseId, tool, input, digest, reason, source, suggestions } = event
   const base: PendingApproval = { turnId, toolUseId, tool, input, digest, reason, source, suggestions, answered: false }
-  const ruled = event.rule === undefined ? base : { ...base, rule: event.rule }
-  return event.parentToolUseId === undefined ? ruled : { ...ruled, parentToolUseId: event.parentToolUseId }
+  return {
+    ...base,
+    ...(event.rule === undefined ? {} : { rule: event.rule }),
+    ...(event.flags === undefined ? {} : { flags: event.flags }),
+    ...(event.parentToolUseId === undefined ? {} : { parentToolUseId: event.parentToolUseId }),
+  }
 }

@@ -159,6 +159,8 @@ interface CallState {
   stepAt: number
   permission?: { requestedAt: number; endAt?: number; behavior?: string; source?: string; scope?: string }
   decision?: { behavior: string; source: string }
+  /** What the call says about itself, from its permission decision (absent in older logs). */
+  flags?: EventOf<'tool.permitted'>['flags']
   hooks: HookRun[]
   events: SpanEventRecord[]
   progress: number
@@ -324,8 +326,12 @@ function applyCallEvent(call: CallState, event: KernelEvent): void {
 
 function applyOutcomeEvent(call: CallState, event: KernelEvent): void {
   switch (event.type) {
+    case 'permission.pending':
+      if (event.flags !== undefined) call.flags = event.flags
+      return
     case 'tool.permitted':
       call.decision = { behavior: event.behavior, source: event.source }
+      if (event.flags !== undefined) call.flags = event.flags
       closePermission(call, event.at, event.behavior, event.source)
       call.stepAt = event.at
       return
@@ -511,10 +517,24 @@ function callAttributes(
     attributes['toolkernel.permission.behavior'] = call.decision.behavior
     attributes['toolkernel.permission.source'] = call.decision.source
   }
+  if (call.flags !== undefined) flagAttributes(call.flags, attributes, o.captureContent === true)
   if (call.progress > 0) attributes['toolkernel.call.progress_events'] = call.progress
   if (call.persisted) attributes['toolkernel.result.persisted'] = true
   if (o.replayed === true) attributes['toolkernel.replayed'] = true
   return attributes
+}
+
+/**
+ * The call's flags as attributes; its names for people (the activity carries a path or a
+ * command) only where content is captured.
+ */
+function flagAttributes(flags: NonNullable<CallState['flags']>, attributes: Attributes, content: boolean): void {
+  attributes['toolkernel.tool.read_only'] = flags.readOnly
+  attributes['toolkernel.tool.destructive'] = flags.destructive
+  attributes['toolkernel.tool.open_world'] = flags.openWorld
+  if (!content) return
+  attributes['toolkernel.tool.user_facing_name'] = flags.userFacingName
+  attributes['toolkernel.tool.activity'] = flags.activity
 }
 
 function childSpans(call: CallState, parent: SpanRecord, o: TelemetryOptions): SpanRecord[] {

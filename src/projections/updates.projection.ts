@@ -1,9 +1,13 @@
 /** The updates projection: what `turn.updates()` yields, one update per event that matters to a UI. */
 import type { KernelEvent, ToolResultBlock } from '../events/event.schema.js'
 
-export type TurnUpdate =
+/**
+ * One update of a turn. `P` is the progress the kernel's tools report (`KernelProgress`):
+ * `unknown` unless the tools are known statically.
+ */
+export type TurnUpdate<P = unknown> =
   | { type: 'started'; toolUseId: string }
-  | { type: 'progress'; toolUseId: string; data: unknown }
+  | { type: 'progress'; toolUseId: string; data: P }
   | { type: 'completed'; toolUseId: string; outcome: 'success' | 'error' | 'cancelled'; block: ToolResultBlock }
 
 /** The update an event makes, if any. Pure. */

@@ -738,6 +738,8 @@ function normal(event: KernelEvent | KernelEventInput, given: ReadonlySet<string
   }
   // Which hooks matched is configuration read back from the log (older logs lack it), not a decision.
   if (rest.type === 'tool.parsed') delete (rest as { hooks?: unknown }).hooks
+  // A call's flags describe it for people and telemetry (older logs lack them); the decision they led to is compared.
+  if (rest.type === 'tool.permitted' || rest.type === 'permission.pending') delete (rest as { flags?: unknown }).flags
   return canonicalJson(rest)
 }
 

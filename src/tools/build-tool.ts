@@ -12,8 +12,9 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 /**
  * Builds a tool from its definition, filling every omitted field with a fail-closed default:
- * enabled, not concurrency-safe, not read-only, not destructive, permission allowed (the kernel's
- * rules still apply), interrupt behaviour 'block', user-facing name = name.
+ * enabled, not concurrency-safe, not read-only, destructive unless read-only, not open-world,
+ * permission allowed (the kernel's rules still apply), interrupt behaviour 'block', user-facing
+ * name = name, activity `Running <user-facing name>`.
  *
  * @throws TypeError for a definition that could never run: a bad name, no schema, no call, a bad
  * `timeoutMs`, or a `retry` on a tool that is neither read-only nor idempotent.
@@ -51,13 +52,15 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     requiresUserInteraction: def.requiresUserInteraction ?? no,
     isConcurrencySafe: def.isConcurrencySafe ?? no,
     isReadOnly: def.isReadOnly ?? no,
-    isDestructive: def.isDestructive ?? no,
+    // Fail-closed: what does not say it is read-only may change things (decision 142).
+    isDestructive: def.isDestructive ?? notReadOnly(def.isReadOnly),
     isOpenWorld: def.isOpenWorld ?? no,
     interruptBehavior: def.interruptBehavior ?? block,
     cascadesOnFailure: def.cascadesOnFailure ?? false,
     maxResultSizeChars: def.maxResultSizeChars ?? DEFAULT_MAX_RESULT_SIZE_CHARS,
     mapToolResultToToolResultBlockParam: def.mapToolResultToToolResultBlockParam ?? defaultMapper,
     userFacingName: def.userFacingName ?? (() => name),
+    activityDescription: def.activityDescription ?? ((input: I) => `Running ${userFacing(def, name, input)}`),
     getPath: def.getPath,
     shellCommand: def.shellCommand,
     getHost: def.getHost,
@@ -70,6 +73,16 @@ export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): T
     idempotent: def.idempotent === true,
     retry: def.retry,
   }
+}
+
+/** The default `isDestructive`: destructive unless the tool says this input is read-only. */
+function notReadOnly<I>(isReadOnly: ToolDef<I>['isReadOnly']): NonNullable<ToolDef<I>['isDestructive']> {
+  return isReadOnly === undefined ? yes : (input, context) => isReadOnly(input, context) !== true
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function userFacing<I>(def: ToolDef<I, any, any>, name: string, input: I): string {
+  return def.userFacingName?.(input) ?? name
 }
 
 const yes = (): boolean => true

@@ -152,6 +152,11 @@ export interface ToolDef<I, O = unknown, P = unknown> {
   maxResultSizeChars?: number
   mapToolResultToToolResultBlockParam?(output: O, toolUseId: string): ToolResultBlock
   userFacingName?(input?: I): string
+  /**
+   * What the call is doing, for the app's UI while it runs and in its permission prompt:
+   * `Reading src/a.ts`, `Running npm test`. Default: `Running <userFacingName>`.
+   */
+  activityDescription?(input: I): string
   /** The file path the input refers to, for path-based permission rules. */
   getPath?(input: I): string | undefined
   /**

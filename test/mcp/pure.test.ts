@@ -127,9 +127,19 @@ describe('flagsFor', () => {
   it('idempotent tools are retried only from a trusted server; destructive and open-world follow the hints', () => {
     expect(flagsFor({ idempotentHint: true }, false).retryable).toBe(false)
     expect(flagsFor({ idempotentHint: true }, true).retryable).toBe(true)
-    expect(flagsFor({ destructiveHint: false, openWorldHint: false }, false)).toMatchObject({
+    expect(flagsFor({ destructiveHint: false, openWorldHint: false }, true)).toMatchObject({
       destructive: false,
       openWorld: false,
     })
+  })
+
+  it("an untrusted server's safer-sounding hints are not believed (decision 143)", () => {
+    expect(flagsFor({ destructiveHint: false, openWorldHint: false, readOnlyHint: true }, false)).toEqual({
+      readOnly: false,
+      destructive: true,
+      openWorld: true,
+      retryable: false,
+    })
+    expect(flagsFor({ readOnlyHint: true }, true)).toMatchObject({ readOnly: true, destructive: false })
   })
 })

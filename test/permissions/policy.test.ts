@@ -317,7 +317,24 @@ describe('asking the app', () => {
     const suggestions = ['Bash(git push:*)', 'Bash(git push)']
     const reason = 'the rule Bash(git push:*) asks first'
     expect(seen).toEqual([
-      [{ tool: 'Bash', toolUseId: 'tu1', input: { command: 'git push' }, reason, suggestions }, ctx.signal],
+      [
+        {
+          tool: 'Bash',
+          toolUseId: 'tu1',
+          input: { command: 'git push' },
+          reason,
+          suggestions,
+          // What the call says about itself, for the prompt (decision 141).
+          flags: {
+            readOnly: false,
+            destructive: true,
+            openWorld: false,
+            userFacingName: 'Bash',
+            activity: 'Running git push',
+          },
+        },
+        ctx.signal,
+      ],
     ])
     expect(events).toEqual([
       { type: 'permission.requested', turnId: 't1', toolUseId: 'tu1', tool: 'Bash', reason, suggestions },

@@ -17,7 +17,8 @@ describe('buildTool', () => {
     expect(tool.isEnabled()).toBe(true)
     expect(tool.isConcurrencySafe({ a: '' })).toBe(false)
     expect(tool.isReadOnly({ a: '' })).toBe(false)
-    expect(tool.isDestructive({ a: '' })).toBe(false)
+    // Destructive unless it says it is read-only (decision 142).
+    expect(tool.isDestructive({ a: '' })).toBe(true)
     expect(tool.isOpenWorld({ a: '' })).toBe(false)
     expect(tool.interruptBehavior()).toBe('block')
     expect(tool.userFacingName()).toBe('Min')

@@ -8,6 +8,7 @@ import { fingerprint } from '../../permissions/grants.js'
 import type { PermissionVerdict } from '../../permissions/policy.js'
 import * as text from '../../tools/result-text.js'
 import type { Tool } from '../../tools/tool.types.js'
+import { flagsOf } from '../../tools/call-flags.js'
 import { attempt, idsOf, toolContextOf, toolOf, type CallScope, type Decided, type StepFn } from './call-scope.js'
 import { acceptedInput, checkSchema, rejected } from './validate.step.js'
 
@@ -66,6 +67,7 @@ function parked(call: CallScope, tool: Tool, state: CallState, verdict: Permissi
     source: verdict.source,
     ...(park.rule !== undefined ? { rule: park.rule } : {}),
     suggestions: park.suggestions,
+    flags: flagsOf(tool, input, { shell: call.services.ports.shell }),
   }
   return { events: [pending], carry: { input } }
 }
@@ -80,6 +82,7 @@ function decided(call: CallScope, tool: Tool, state: CallState, verdict: Permiss
   }
   if (verdict.reason !== undefined) permitted.reason = verdict.reason
   if (verdict.updatedInput !== undefined) permitted.updatedInput = verdict.updatedInput
+  permitted.flags = flagsOf(tool, input, { shell: call.services.ports.shell })
   if (verdict.behavior !== 'allow') {
     const message = text.permissionDeniedText(tool.name, verdict.reason ?? 'no reason given')
     return { events: [permitted, ...rejected(call, { step: 'permission', code: 'permission_denied', message }).events] }

@@ -38,7 +38,7 @@ export interface TurnResult {
 }
 
 /** A running turn. */
-export interface Turn {
+export interface Turn<P = unknown> {
   readonly turnId: string
   /**
    * Takes one Anthropic stream event (`RawMessageStreamEvent`, as the official SDK yields them).
@@ -78,7 +78,7 @@ export interface Turn {
    */
   fail(error: unknown): void
   /** Progress and per-call completion, as they happen, from the start of the turn. */
-  updates(): AsyncIterable<TurnUpdate>
+  updates(): AsyncIterable<TurnUpdate<P>>
   /** The `tool_result` message, once every call has its result. */
   result(): Promise<TurnResult>
 }

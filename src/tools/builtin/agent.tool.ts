@@ -151,6 +151,7 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
             message: `there is no subagent type ${JSON.stringify(subagent_type)}; use one of: ${names.join(', ')}`,
           },
     userFacingName: () => 'Agent',
+    activityDescription: (input) => `Running a subagent: ${input.description}`,
     async call({ prompt, subagent_type }, context) {
       if (context.runChild === undefined)
         throw new Error('Agent runs subagents only inside a kernel (context.runChild is not there)')

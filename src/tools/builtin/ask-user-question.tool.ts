@@ -110,6 +110,7 @@ export const AskUserQuestion = buildTool<AskUserQuestionInput, string>({
   category: 'session',
   description: () => 'Asks the user multiple-choice questions and returns the answers.',
   prompt: () => PROMPT,
+  activityDescription: () => 'Asking the user',
   inputSchema: lazySchema(() => InputSchema as unknown as z.ZodType<AskUserQuestionInput>),
   // It touches no file; what it needs is a person, which the permission step provides.
   isReadOnly: () => true,

@@ -106,6 +106,7 @@ export const Bash = buildTool<BashInput, BashOutput>({
   maxResultSizeChars: 30_000,
   isReadOnly: readOnly,
   shellCommand: (input) => input.command,
+  activityDescription: (input) => `Running ${input.description ?? input.command}`,
   isConcurrencySafe: concurrencySafe,
   isDestructive: (input, context) => !readOnly(input, context),
   interruptBehavior: () => 'cancel',

@@ -35,6 +35,7 @@ export const Edit = buildTool({
     ].join(' '),
   inputSchema,
   getPath: (input) => input.file_path,
+  activityDescription: (input) => `Editing ${input.file_path}`,
   isDestructive: () => true,
   // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
   checkPermissions: (input) => ({ behavior: 'ask', message: `edit ${input.file_path}` }),

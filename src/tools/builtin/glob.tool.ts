@@ -34,6 +34,7 @@ export const Glob = buildTool({
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   getPath: (input) => input.path,
+  activityDescription: (input) => `Finding files matching ${input.pattern}`,
   validateInput: (input, context) => absolutePathCheck(input.path, context.cwd, 'path'),
   async call({ pattern, path }, { cwd, ports, mayRead, signal }) {
     const root = path ?? cwd

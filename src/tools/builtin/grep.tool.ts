@@ -43,6 +43,7 @@ export const Grep = buildTool({
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   getPath: (input) => input.path,
+  activityDescription: (input) => `Searching for ${input.pattern}`,
   validateInput: (input, context) => {
     const path = absolutePathCheck(input.path, context.cwd, 'path')
     if (!path.result) return path

@@ -57,6 +57,7 @@ export const MultiEdit = Object.assign(
       ].join(' '),
     inputSchema,
     getPath: (input) => input.file_path,
+    activityDescription: (input) => `Editing ${input.file_path}`,
     isDestructive: () => true,
     // As Edit: changing files asks unless a rule allows it or the mode is acceptEdits.
     checkPermissions: (input) => ({ behavior: 'ask', message: `edit ${input.file_path}` }),

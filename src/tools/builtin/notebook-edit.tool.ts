@@ -46,6 +46,7 @@ export const NotebookEdit = Object.assign(
       ].join(' '),
     inputSchema,
     getPath: (input) => input.notebook_path,
+    activityDescription: (input) => `Editing ${input.notebook_path}`,
     isDestructive: () => true,
     // As Edit: changing files asks unless a rule allows it or the mode is acceptEdits.
     checkPermissions: (input) => ({ behavior: 'ask', message: `edit ${input.notebook_path}` }),

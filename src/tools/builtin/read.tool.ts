@@ -96,6 +96,7 @@ export function createRead(options: ReadOptions = {}) {
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
     getPath: (input) => input.file_path,
+    activityDescription: (input) => `Reading ${input.file_path}`,
     validateInput: (input, context) => {
       const path = absolutePathCheck(input.file_path, context.cwd)
       const pdf = extname(input.file_path).toLowerCase() === '.pdf'

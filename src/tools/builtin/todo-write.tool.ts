@@ -29,6 +29,7 @@ export const TodoWrite = buildTool<TodoWriteInput, string>({
   category: 'session',
   description: () => 'Saves the task list of the session.',
   prompt: () => PROMPT,
+  activityDescription: () => 'Updating the task list',
   inputSchema: lazySchema(() =>
     z.strictObject({ todos: z.array(TodoItemSchema).describe('The whole task list, in order') }),
   ),

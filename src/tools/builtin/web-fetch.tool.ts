@@ -78,6 +78,7 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool<WebFetchInpu
     // As in Claude Code: each host is asked about until a rule (WebFetch(domain:…)) or a grant
     // allows it (docs/decisions/tools.md #131).
     checkPermissions: (input) => ({ behavior: 'ask', message: `fetch from ${hostOf(input.url) ?? input.url}` }),
+    activityDescription: (input) => `Fetching ${input.url}`,
     userFacingName: (input) => (input?.url !== undefined ? `WebFetch (${input.url})` : NAME),
     validateInput: (input) => {
       const problem = urlProblem(input.url)

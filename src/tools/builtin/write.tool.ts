@@ -28,6 +28,7 @@ export const Write = buildTool({
     ].join(' '),
   inputSchema,
   getPath: (input) => input.file_path,
+  activityDescription: (input) => `Writing ${input.file_path}`,
   isDestructive: () => true,
   // Changing files asks unless a rule allows it or the mode is acceptEdits (inside the working directory).
   checkPermissions: (input) => ({ behavior: 'ask', message: `write ${input.file_path}` }),
