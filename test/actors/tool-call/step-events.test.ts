@@ -63,7 +63,19 @@ describe('the events each step records', () => {
       { type: 'tool.dispatched', batch: 0, running: 1 },
       { type: 'tool.parsed', tool: 'Echo' },
       { type: 'tool.validated' },
-      { type: 'tool.permitted', behavior: 'allow', source: 'tool' },
+      {
+        type: 'tool.permitted',
+        behavior: 'allow',
+        source: 'tool',
+        // What the call says of itself, recorded with the decision (decision 141).
+        flags: {
+          readOnly: true,
+          destructive: false,
+          openWorld: false,
+          userFacingName: 'Echo',
+          activity: 'Running Echo',
+        },
+      },
       { type: 'tool.started', interrupt: 'block' },
       { type: 'tool.completed', output: 'x' },
       { type: 'tool.mapped', isError: false },
@@ -189,7 +201,19 @@ describe('the events each step records', () => {
       { type: 'tool.parsed', tool: 'Boom', hooks: { pre: true, post: false } },
       { type: 'tool.validated' },
       { type: 'tool.hooked', phase: 'pre', outcome: 'continue' },
-      { type: 'tool.permitted', behavior: 'allow', source: 'tool' },
+      {
+        type: 'tool.permitted',
+        behavior: 'allow',
+        source: 'tool',
+        // Declares neither read-only nor destructive: destructive, fail-closed (decision 142).
+        flags: {
+          readOnly: false,
+          destructive: true,
+          openWorld: false,
+          userFacingName: 'Boom',
+          activity: 'Running Boom',
+        },
+      },
       { type: 'tool.started', interrupt: 'block' },
       { type: 'tool.errored', message: 'Boom failed: x', errorClass: 'Error' },
       { type: 'tool.mapped', isError: true },
