@@ -5,6 +5,7 @@ import type { Tool } from '../tools/tool.types.js'
 import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/index.js'
 import { candidates, realCwd, type PathJudge } from './paths.js'
 import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
+import { MCP_RESOURCE_TOOLS } from '../tools/mcp-resource-names.js'
 
 export interface RuleConfig {
   allow?: readonly string[]
@@ -53,6 +54,11 @@ function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | und
       ? undefined
       : `has a specifier, but MCP tools take none; write ${rule.tool} alone`
   const tool = tools.find((t) => t.name === rule.tool)
+  // The MCP resource tools come with an MCP source, which may connect later (docs/decisions/mcp.md).
+  if (tool === undefined && MCP_RESOURCE_TOOLS.includes(rule.tool))
+    return rule.specifier === undefined
+      ? undefined
+      : `has a specifier, but ${rule.tool} takes none; write ${rule.tool} alone`
   if (tool === undefined && readRuleReaches(rule, tools)) return undefined
   if (tool === undefined) {
     const owner = tools.find((t) => t.aliases.includes(rule.tool))
