@@ -168,6 +168,18 @@ describe('ReadMcpResource', () => {
     expect(text).toMatch(/persisted|saved|preview/i)
   })
 
+  it('a read larger than the message cap fails with mcp_protocol, as a call does', async () => {
+    const capped = await connect({ docs: resourcesServer() }, { maxMessageBytes: 64 * 1024 })
+    try {
+      const { result } = await kernel(capped).callTool('ReadMcpResource', { server: 'docs', uri: 'note://big' })
+      expect(result?.is_error).toBe(true)
+      expect(textOf(result)).toContain('mcp_protocol')
+      expect(textOf(result)).not.toContain('yyyy')
+    } finally {
+      await capped.close()
+    }
+  })
+
   it('asks first: without a rule that allows it, the read parks for a person', async () => {
     const k = kernel(both, { permissions: {} })
     const first = await k.callTool('ReadMcpResource', { server: 'docs', uri: 'note://readme' })
