@@ -65,6 +65,25 @@ describe('the resource tools are offered', () => {
   })
 })
 
+describe('rules for the resource tools', () => {
+  it('may name them before any server has connected; a specifier is refused', () => {
+    expect(() =>
+      createKernel({ tools: [], permissions: { allow: ['ReadMcpResource'], deny: ['ListMcpResources'] } }),
+    ).not.toThrow()
+    expect(() => createKernel({ tools: [], permissions: { allow: ['ReadMcpResource(docs)'] } })).toThrow(
+      'has a specifier, but ReadMcpResource takes none; write ReadMcpResource alone',
+    )
+  })
+
+  it('a deny rule keeps the model off them', async () => {
+    const k = kernel(both, { permissions: { deny: ['ListMcpResources'] } })
+    expect(k.apiTools().map((tool) => tool.name)).not.toContain('ListMcpResources')
+    const { result } = await k.callTool('ListMcpResources', {})
+    expect(result?.is_error).toBe(true)
+    expect(textOf(result)).toContain('ListMcpResources')
+  })
+})
+
 describe('ListMcpResources', () => {
   it('lists every page of every server that has resources, each entry with its server', async () => {
     const { result, output } = await kernel(both).callTool('ListMcpResources', {})
