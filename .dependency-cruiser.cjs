@@ -20,7 +20,7 @@ const FLOORS = [
   { name: 'actors', paths: ['actors/'] },
   {
     name: 'the-composition-root',
-    paths: ['kernel\\.ts$', 'kernel-options\\.ts$', 'session-config\\.ts$', 'sandbox-config\\.ts$'],
+    paths: ['kernel\\.ts$', 'kernel-options\\.ts$', 'call-tool\\.ts$', 'session-config\\.ts$', 'sandbox-config\\.ts$'],
   },
   { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/', 'loop/'] },
   { name: 'entries', paths: ['cli/', 'index\\.ts$', 'internal\\.ts$', 'mcp\\.ts$', 'require\\.cts$'] },
