@@ -27,6 +27,7 @@ const FLOORS = [
       'session-config\\.ts$',
       'sandbox-config\\.ts$',
       'child-scope\\.ts$',
+      'call-tool\\.ts$',
     ],
   },
   { name: 'what-drives-a-kernel', paths: ['replay/', 'testing/', 'ai-sdk/', 'postgres/', 'loop/'] },

@@ -16,6 +16,7 @@ export {
   type HandOver,
   type HandOverMessageOf,
 } from './kernel.js'
+export type { CallToolOptions, CallToolResult } from './call-tool.js'
 export type { Turn, TurnResult, EarlyStart, PendingApproval } from './actors/turn/turn.types.js'
 export { pendingApprovals } from './projections/approvals.projection.js'
 export type { TurnUpdate } from './projections/updates.projection.js'

@@ -67,6 +67,9 @@ export function checkApiToolsOptions(options: unknown): void {
   checkOptionsObject('kernel.apiTools', options, API_TOOLS_OPTIONS)
 }
 
-export function checkTurnOptions(where: 'kernel.runTurn' | 'kernel.startTurn', options: unknown): void {
-  checkOptionsObject(where, options, where === 'kernel.runTurn' ? TURN_OPTIONS : STREAM_TURN_OPTIONS)
+export function checkTurnOptions(
+  where: 'kernel.runTurn' | 'kernel.startTurn' | 'kernel.callTool',
+  options: unknown,
+): void {
+  checkOptionsObject(where, options, where === 'kernel.startTurn' ? STREAM_TURN_OPTIONS : TURN_OPTIONS)
 }

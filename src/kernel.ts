@@ -73,6 +73,7 @@ import type { KernelProgress } from './tools/progress.types.js'
 import { SessionContext } from './actors/turn/session-context.js'
 import { realDirectoryOf } from './adapters/real-directory.js'
 import type { SessionView } from './tools/context-change.js'
+import { callToolAsTurn, type CallToolOptions, type CallToolResult } from './call-tool.js'
 
 export const DEFAULT_MAX_CONCURRENCY = 10
 
@@ -297,6 +298,19 @@ export interface Kernel<P = unknown> {
    * messages.push({ role: 'assistant', content: response.content }, result.message)
    */
   answer(toolUseId: string, answer: ApprovalAnswer): Promise<TurnResult>
+  /**
+   * Runs one tool call the app makes itself, outside a model turn: a turn of one `tool_use`
+   * block (id `call_…`), through all nine steps — validation, hooks, permissions, budget — and
+   * into the log like any other. Resolves with the call's `tool_result` block, the tool's output
+   * and the turn's events; whatever the tool does, it resolves. A call whose ask nobody answers
+   * parks: `pending` lists it and `kernel.answer` goes on with it (docs/approvals.md).
+   *
+   * @throws Error for a name that is no tool of the kernel (the app's bug, not the model's);
+   * TypeError for options of the wrong shape.
+   * @example
+   * const { result, output } = await kernel.callTool('Read', { file_path: '/repo/README.md' })
+   */
+  callTool(name: string, input: unknown, options?: CallToolOptions): Promise<CallToolResult>
   /**
    * Sets the permission mode between turns (docs/session-context.md): in force at once — the
    * pool, the permission policy and the hooks' `permission_mode` follow it — and recorded as
@@ -593,6 +607,17 @@ export function createKernelInternals(
       return session.view()
     },
     runTurn,
+    callTool: async (name, input, callOptions = {}) => {
+      checkTurnOptions('kernel.callTool', callOptions)
+      pool.sync()
+      const deps = {
+        nextId: () => ids.next('call'),
+        hasTool: (tool: string) => config.registry.find(tool) !== undefined,
+        toolNames: () => config.registry.names(),
+        runTurn,
+      }
+      return await callToolAsTurn(deps, name, input, callOptions)
+    },
     pendingApprovals: () => pendingApprovals(log.read()),
     handOver: <F extends ApiFormat = 'anthropic'>(handOptions?: { format: F }) =>
       handOverOf(log.read(), checkHandOverFormat(handOptions)) as HandOver<F> | undefined,
@@ -664,6 +689,7 @@ function storeKernel(options: KernelOptions): KernelInternals {
         apiOptions,
       )) as KernelInternals['apiTools'],
     runTurn: async (message, turnOptions) => (await opening, get().runTurn(message, turnOptions)),
+    callTool: async (name, input, callOptions) => (await opening, get().callTool(name, input, callOptions)),
     ready: async () => (await opening, await get().ready()),
     close,
     dispose: close,

@@ -20,6 +20,13 @@ export type { McpToolOutput } from './mcp/results.js'
 export { prepareSchema, type PreparedSchema } from './mcp/schema.js'
 export type { McpDiagnostic, McpServerStatus, McpToolSource } from './mcp/source.js'
 export type { McpTool, McpToolInfo } from './mcp/tool.js'
+export type {
+  ListMcpResourcesOutput,
+  McpResourceContent,
+  McpResourceEntry,
+  McpResourceTool,
+  ReadMcpResourceOutput,
+} from './mcp/resources.js'
 
 /** How toolkernel talks to the servers of a configuration. Every field has a default. */
 export interface McpOptions {

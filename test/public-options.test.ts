@@ -163,6 +163,12 @@ describe('the kernel', () => {
     )
   })
 
+  it('callTool refuses options it does not know', async () => {
+    await expect(kernel().callTool('Echo', { text: 'x' }, { timeout: 5 } as never)).rejects.toThrow(
+      'kernel.callTool: unknown option "timeout" (it takes: signal)',
+    )
+  })
+
   it('createKernel refuses unknown nested options too', () => {
     expect(() => main.createKernel({ tools: [Echo], permissions: { mode: 'default', allowed: [] } as never })).toThrow(
       'createKernel: permissions: unknown option "allowed" (it takes: mode, allow, ask, deny, protect)',

@@ -8,7 +8,14 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { Transport } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import type { McpServerConfig } from '../mcp/config.js'
-import type { McpCallOptions, McpCallResult, McpConnection, McpConnectionState } from '../mcp/connection.types.js'
+import type {
+  McpCallOptions,
+  McpCallResult,
+  McpConnection,
+  McpConnectionState,
+  McpResourceListing,
+  McpResourceRead,
+} from '../mcp/connection.types.js'
 import * as errors from '../mcp/errors.js'
 import { McpCallError } from '../mcp/errors.js'
 import type { McpElicitHandler } from '../mcp/elicitation.js'
@@ -55,6 +62,7 @@ class SdkConnection implements McpConnection {
   private readonly running = new Set<McpCallOptions>()
   private waiters: ((ready: boolean) => void)[] = []
   private probing = false
+  private resources = false
 
   constructor(private readonly options: McpConnectionOptions) {
     this.server = options.server
@@ -75,6 +83,9 @@ class SdkConnection implements McpConnection {
   }
   stderrTail(): readonly string[] {
     return this.current?.stdio?.stderrTail() ?? []
+  }
+  hasResources(): boolean {
+    return this.resources
   }
 
   subscribe(listener: () => void): () => void {
@@ -129,6 +140,52 @@ class SdkConnection implements McpConnection {
     }
   }
 
+  /** `resources/list`, page after page: the same request path, timeouts and failures as a tool call. */
+  async listResources(signal: AbortSignal): Promise<McpResourceListing> {
+    const resources: unknown[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const params = cursor === undefined ? {} : { cursor }
+      const result = await this.send('resources/list', params, ResourcePage, signal)
+      resources.push(...result.resources)
+      if (result.nextCursor === undefined || result.nextCursor === cursor) return { resources }
+      cursor = result.nextCursor
+    }
+    return { resources, truncated: `its resources/list did not end after ${MAX_PAGES} pages` }
+  }
+
+  async readResource(uri: string, signal: AbortSignal): Promise<McpResourceRead> {
+    return await this.send('resources/read', { uri }, ReadResult, signal)
+  }
+
+  /** One request other than `tools/call`, with the call's checks, timeouts and error classes. */
+  private async send<T extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: T,
+    signal: AbortSignal,
+  ): Promise<z.infer<T>> {
+    if (this.status === 'connecting' && !(await this.whenReady(signal)))
+      throw new McpCallError(
+        'mcp_connection_closed',
+        errors.downText(this.server, this.fault ?? 'it did not connect'),
+        false,
+      )
+    const live = this.current
+    if (this.status !== 'ready' || live === undefined)
+      throw new McpCallError('mcp_connection_closed', errors.downText(this.server, this.downReason()), false)
+    try {
+      return await live.client.request({ method, params } as never, schema as never, {
+        signal,
+        timeout: this.options.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: this.options.maxCallTimeoutMs,
+      })
+    } catch (error) {
+      throw await this.classify(error, live, signal)
+    }
+  }
+
   async close(): Promise<void> {
     this.setState('closed')
     clearTimeout(this.timer)
@@ -147,6 +204,7 @@ class SdkConnection implements McpConnection {
       const tools = await this.listTools(live)
       if (this.current !== live) return
       this.listed = tools
+      this.resources = live.client.getServerCapabilities()?.resources !== undefined
       this.failures = 0
       this.fault = undefined
       this.setState('ready')
@@ -318,3 +376,5 @@ class SdkConnection implements McpConnection {
 
 const MAX_PAGES = 64
 const ListPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+const ResourcePage = z.looseObject({ resources: z.array(z.unknown()), nextCursor: z.string().optional() })
+const ReadResult = z.looseObject({ contents: z.array(z.unknown()) })

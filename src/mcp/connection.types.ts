@@ -36,6 +36,18 @@ export interface McpCallResult {
   readonly _meta?: Readonly<Record<string, unknown>>
 }
 
+/** A server's resources, every page of `resources/list` joined. */
+export interface McpResourceListing {
+  readonly resources: readonly unknown[]
+  /** Set when the listing stopped before its last page (the page cap). */
+  readonly truncated?: string
+}
+
+/** A `resources/read` result: its contents as sent (text or blob entries, checked by the tool). */
+export interface McpResourceRead {
+  readonly contents: readonly unknown[]
+}
+
 export type McpConnectionState = 'connecting' | 'ready' | 'down' | 'closed'
 
 /** A progress notification for a running call. */
@@ -68,6 +80,15 @@ export interface McpConnection {
   stderrTail(): readonly string[]
   /** Calls a tool; rejects with an `McpCallError` (see errors.ts) for every failure. */
   callTool(name: string, args: unknown, options: McpCallOptions): Promise<McpCallResult>
+  /** Whether the server advertised the `resources` capability when it last connected. */
+  hasResources(): boolean
+  /**
+   * `resources/list`, every page (at most 64; `truncated` says why it stopped early). Entries are
+   * as sent: the resource tools check each on its own. Rejects with an `McpCallError`.
+   */
+  listResources(signal: AbortSignal): Promise<McpResourceListing>
+  /** `resources/read` of one URI; rejects with an `McpCallError` (a server's "not found" is `mcp_server_error`). */
+  readResource(uri: string, signal: AbortSignal): Promise<McpResourceRead>
   /** Resolves true once ready, false if `signal` aborts or the next connection attempt fails. */
   whenReady(signal: AbortSignal): Promise<boolean>
   /** Called after `tools()` or `state()` changed. */

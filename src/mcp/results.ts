@@ -109,7 +109,7 @@ async function resourceBlock(item: McpContent, store: ResultStore, key: ResultKe
 }
 
 /** A blob the model cannot take: saved as base64 text, and a pointer in its place. */
-async function saved(
+export async function saved(
   kind: string,
   mimeType: string,
   base64: string,

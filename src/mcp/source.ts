@@ -10,6 +10,7 @@ import type { McpConnection, McpConnectionState, McpListedTool } from './connect
 import { flagsFor } from './flags.js'
 import { parseListedTool } from './listing.js'
 import { allocateNames, fullName, type McpNameEntry } from './names.js'
+import { buildResourceTools, type McpResourceTool } from './resources.js'
 import { prepareSchema, type PreparedSchema } from './schema.js'
 import { buildMcpTool, type McpTool } from './tool.js'
 
@@ -33,7 +34,13 @@ export interface McpServerStatus {
 
 /** A ToolSource over MCP servers, with what the log and the app need besides the tools. */
 export interface McpToolSource extends ToolSource {
-  tools(): readonly McpTool[]
+  /**
+   * The servers' tools, sorted by name, then ListMcpResources and ReadMcpResource while at least
+   * one server advertises the `resources` capability.
+   */
+  tools(): readonly (McpTool | McpResourceTool)[]
+  /** The servers' own tools only. */
+  serverTools(): readonly McpTool[]
   /** The name map: every tool's name and the server and tool it stands for, sorted by name. */
   names(): readonly McpNameEntry[]
   /** Tools withheld and servers down, as of now. */
@@ -53,6 +60,7 @@ export interface McpSourceOptions {
 
 interface Snapshot {
   readonly tools: readonly McpTool[]
+  readonly offered: readonly (McpTool | McpResourceTool)[]
   readonly names: readonly McpNameEntry[]
   readonly diagnostics: readonly McpDiagnostic[]
 }
@@ -63,7 +71,10 @@ export function createMcpToolSource(connections: readonly McpConnection[], optio
   const listeners = new Set<() => void>()
   const cache = new Map<string, McpTool>()
   let snapshot: Snapshot | undefined
-  const rebuild = (): Snapshot => (snapshot ??= assemble(sorted, options.trusted, cache))
+  // One pair for the source's life: the same objects each time, so the pool sees no change.
+  const resourceTools = buildResourceTools(() => sorted)
+  const rebuild = (): Snapshot =>
+    (snapshot ??= withResources(assemble(sorted, options.trusted, cache), sorted, resourceTools))
   // Any change of a server's tools or state is a change of this source's tools() or status().
   const changed = (): void => {
     snapshot = undefined
@@ -73,7 +84,8 @@ export function createMcpToolSource(connections: readonly McpConnection[], optio
   const settled = Promise.all(sorted.map((connection) => firstSettle(connection))).then(() => undefined)
   return {
     id: options.id ?? 'mcp',
-    tools: () => rebuild().tools,
+    tools: () => rebuild().offered,
+    serverTools: () => rebuild().tools,
     names: () => rebuild().names,
     diagnostics: () => rebuild().diagnostics,
     status: () => statusOf(sorted),
@@ -90,11 +102,21 @@ export function createMcpToolSource(connections: readonly McpConnection[], optio
   }
 }
 
+/** The resource tools join the servers' tools while any server offers resources (docs/decisions/mcp.md). */
+function withResources(
+  snapshot: Omit<Snapshot, 'offered'>,
+  connections: readonly McpConnection[],
+  resourceTools: readonly McpResourceTool[],
+): Snapshot {
+  const offers = connections.some((connection) => connection.hasResources())
+  return { ...snapshot, offered: offers ? [...snapshot.tools, ...resourceTools] : snapshot.tools }
+}
+
 function assemble(
   connections: readonly McpConnection[],
   trusted: ReadonlySet<string>,
   cache: Map<string, McpTool>,
-): Snapshot {
+): Omit<Snapshot, 'offered'> {
   const diagnostics: McpDiagnostic[] = []
   const candidates: { connection: McpConnection; listed: McpListedTool; schema: PreparedSchema }[] = []
   for (const connection of connections) {

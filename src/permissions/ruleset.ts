@@ -7,6 +7,7 @@ import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/i
 import { candidates, realCwd, type PathJudge } from './paths.js'
 import { domainProblem, matchesDomain } from './domains.js'
 import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
+import { MCP_RESOURCE_TOOLS } from '../tools/mcp-resource-names.js'
 
 export interface RuleConfig {
   allow?: readonly string[]
@@ -63,6 +64,11 @@ function ruleProblem(rule: PermissionRule, tools: readonly Tool[]): string | und
       : `has a specifier, but MCP tools take none; write ${rule.tool} alone`
   // A tool known by other names (MultiEdit by Edit's rules) makes those names' rules match too.
   const tool = tools.find((t) => t.name === rule.tool) ?? tools.find((t) => t.ruleNames?.includes(rule.tool))
+  // The MCP resource tools come with an MCP source, which may connect later (docs/decisions/mcp.md).
+  if (tool === undefined && MCP_RESOURCE_TOOLS.includes(rule.tool))
+    return rule.specifier === undefined
+      ? undefined
+      : `has a specifier, but ${rule.tool} takes none; write ${rule.tool} alone`
   if (tool === undefined && readRuleReaches(rule, tools)) return undefined
   if (tool === undefined) {
     const owner = tools.find((t) => t.aliases.includes(rule.tool))

@@ -44,7 +44,7 @@ describe('hostile MCP server: names that slip past rules and hooks', () => {
   /** Every name the kernel offers for the server's delete tools, plus the one the rule names. */
   const deleteCalls = (): Array<[string, string, unknown]> => {
     const names = source
-      .tools()
+      .serverTools()
       .filter((tool) => tool.mcp.tool.startsWith('delete'))
       .map((tool) => tool.name)
     return [...new Set([...names, 'mcp__evil__delete_repo'])].map((name, i) => [`d${i}`, name, {}])
@@ -80,7 +80,7 @@ describe('hostile MCP server: names that slip past rules and hooks', () => {
     const kernel = mcpKernel(source.tools(), {
       permissions: { allow: ['mcp__evil'], deny: [`mcp__evil__${LONG_DELETE}`] },
     })
-    const long = source.tools().find((tool) => tool.mcp.tool === LONG_DELETE)
+    const long = source.serverTools().find((tool) => tool.mcp.tool === LONG_DELETE)
     expect(long?.name.length).toBeLessThanOrEqual(64)
     expect(kernel.apiTools().map((tool) => tool.name)).not.toContain(long?.name)
     const { blocks } = await run(kernel, [['l', long!.name, {}]])
@@ -93,7 +93,7 @@ describe('hostile MCP server: names that slip past rules and hooks', () => {
       permissions: { allow: ['mcp__evil'] },
       hooks: guard(`mcp__evil__${LONG_DELETE}`),
     })
-    const long = source.tools().find((tool) => tool.mcp.tool === LONG_DELETE)!
+    const long = source.serverTools().find((tool) => tool.mcp.tool === LONG_DELETE)!
     const { blocks } = await run(kernel, [['l', long.name, {}]])
     expect(textOf(blocks[0])).toContain('guarded')
     expect(sideEffects(state, LONG_DELETE)).toBe(0)
@@ -130,7 +130,7 @@ describe('hostile MCP server: names that slip past rules and hooks', () => {
 
     it('without the rule or the hook, the long tool runs under its hashed name', async () => {
       const kernel = mcpKernel(source.tools(), { permissions: { allow: ['mcp__evil'] } })
-      const long = source.tools().find((tool) => tool.mcp.tool === LONG_DELETE)!
+      const long = source.serverTools().find((tool) => tool.mcp.tool === LONG_DELETE)!
       await run(kernel, [['l', long.name, {}]])
       expect(sideEffects(state, LONG_DELETE)).toBe(1)
     })

@@ -31,8 +31,12 @@ describe('server-everything over stdio', () => {
     expect(names).toContain('mcp__everything__get-sum')
     expect(source.tools().every((tool) => tool.shouldDefer)).toBe(true)
     expect(
-      source.tools().every((tool) => /^mcp__everything__[a-zA-Z0-9_-]+$/.test(tool.name) && tool.name.length <= 64),
+      source
+        .serverTools()
+        .every((tool) => /^mcp__everything__[a-zA-Z0-9_-]+$/.test(tool.name) && tool.name.length <= 64),
     ).toBe(true)
+    // It advertises resources: the two resource tools follow its own.
+    expect(names.slice(-2)).toEqual(['ListMcpResources', 'ReadMcpResource'])
     const sum = source.tools().find((tool) => tool.name === 'mcp__everything__get-sum')
     expect(sum?.inputJSONSchema).toMatchObject({ type: 'object', required: ['a', 'b'] })
     expect(source.names().find((entry) => entry.name === 'mcp__everything__get-sum')).toEqual({
@@ -44,7 +48,7 @@ describe('server-everything over stdio', () => {
   })
 
   it("a trusted server's readOnlyHint makes its tool concurrency-safe; a tool without it stays unsafe", () => {
-    const echo = source.tools().find((tool) => tool.name === 'mcp__everything__echo')
+    const echo = source.serverTools().find((tool) => tool.name === 'mcp__everything__echo')
     const toggle = source.tools().find((tool) => tool.name === 'mcp__everything__toggle-simulated-logging')
     expect(echo?.isConcurrencySafe({})).toBe(true)
     expect(echo?.mcp.flags).toMatchObject({ readOnly: true, retryable: true })

@@ -244,7 +244,7 @@ describe('faulty server over stdio: schemas and names', () => {
   })
 
   it('a schema that cannot be compiled is withheld with a diagnostic naming server, tool and reason', () => {
-    expect(source.tools().some((tool) => tool.mcp.tool === 'bad-schema')).toBe(false)
+    expect(source.serverTools().some((tool) => tool.mcp.tool === 'bad-schema')).toBe(false)
     expect(source.diagnostics()).toContainEqual(
       expect.objectContaining({
         kind: 'tool_withheld',

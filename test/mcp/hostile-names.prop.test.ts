@@ -24,6 +24,9 @@ function listing(server: string, names: readonly string[]): McpConnection {
     pid: () => undefined,
     stderrTail: () => [],
     callTool: () => Promise.reject(new Error('not here')),
+    hasResources: () => false,
+    listResources: () => Promise.reject(new Error('not here')),
+    readResource: () => Promise.reject(new Error('not here')),
     whenReady: () => Promise.resolve(true),
     subscribe: () => () => undefined,
     close: () => Promise.resolve(),
@@ -41,7 +44,7 @@ describe('look-alike and long MCP names', () => {
     fc.assert(
       fc.property(fc.array(toolName, { maxLength: 12 }), fc.array(toolName, { maxLength: 4 }), (mine, other) => {
         const source = createMcpToolSource([listing('evil', mine), listing('other', other)], { trusted: new Set() })
-        const tools = source.tools()
+        const tools = source.serverTools()
         const listed = [
           ...new Set(mine.map((tool) => JSON.stringify(['evil', tool]))),
           ...new Set(other.map((tool) => JSON.stringify(['other', tool]))),

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
-import { createDirectoryResultStore, type KernelOptions, type ToolResultBlock } from '../../src/index.js'
+import { createDirectoryResultStore, type KernelOptions, type Tool, type ToolResultBlock } from '../../src/index.js'
 import { connectMcpServers, type McpOptions, type McpTool, type McpToolSource } from '../../src/mcp.js'
 import { assistant, testKernel } from '../helpers.js'
 
@@ -59,7 +59,7 @@ export function serverState(source: McpToolSource, server: string) {
  * A kernel with the source's tools (as `tools`, until `toolSources` lands), a temp result store,
  * and — unless the test sets its own permissions — allow rules for every server (MCP tools ask).
  */
-export function mcpKernel(tools: readonly McpTool[], options: Partial<KernelOptions> = {}) {
+export function mcpKernel(tools: readonly Tool[], options: Partial<KernelOptions> = {}) {
   const results = createDirectoryResultStore(mkdtempSync(join(tmpdir(), 'tk-mcp-results-')))
   const allow = [...new Set(tools.map((tool) => tool.name.split('__').slice(0, 2).join('__')))]
   return testKernel(tools, { results, permissions: { allow }, ...options })
@@ -83,7 +83,7 @@ export function textOf(block: ToolResultBlock | undefined): string {
 }
 
 export function toolNamed(source: McpToolSource, server: string, tool: string): McpTool {
-  const found = source.tools().find((candidate) => candidate.mcp.server === server && candidate.mcp.tool === tool)
+  const found = source.serverTools().find((candidate) => candidate.mcp.server === server && candidate.mcp.tool === tool)
   if (found === undefined)
     throw new Error(
       `no tool ${server}/${tool} in ${source

@@ -155,3 +155,15 @@ export async function openAIResponsesStreaming(kernel: Kernel, client: OpenAI, p
     previous = response.id
   }
 }
+
+// --- kernel.callTool ---------------------------------------------------------------------------
+export async function callToolYourself(
+  kernel: Kernel,
+  signal: AbortSignal,
+  askPerson: (call: PendingApproval) => Promise<ApprovalAnswer>,
+) {
+  const { result, output, pending } = await kernel.callTool('Read', { file_path: '/repo/README.md' }, { signal })
+  for (const call of pending) await kernel.answer(call.toolUseId, await askPerson(call)) // an ask nobody answered parks
+  if (result?.is_error) console.error(result.content)
+  else if (result) console.log(output) // result is absent while the call was pending
+}
