@@ -160,6 +160,11 @@ describe('the TypeScript snippets of README.md and docs/*.md', () => {
     expect(checked.length).toBeGreaterThan(20)
   })
 
+  it('every fence is closed (a stray one turns the rest of a page into code)', () => {
+    const odd = pages.filter((page) => (readFileSync(join(root, page), 'utf8').match(/^\s*```/gm) ?? []).length % 2 === 1)
+    expect(odd).toEqual([])
+  })
+
   it('compile as written', { timeout: 120_000 }, () => {
     expect(compile(checked)).toEqual([])
   })
