@@ -120,7 +120,7 @@ describe('checkToolLayer', () => {
     }
     // Defaults otherwise (faults, hostile calls and ids, cut-off messages, three formats) but no
     // aborts: with them this world also finds a replay divergence after an abort meets a huge
-    // output (seed 32), which is not this test's subject.
+    // output (seed 32; test/replay/interrupted-save.replay.test.ts), not this test's subject.
     const report = await checkToolLayer(world, { numRuns: 100, aborts: false, seed: 1, onFailure: 'return' })
     if (report.ok) throw new Error('expected the race to be found')
     expect(report.violation).toMatch(/^Write \(\S+\) claims to be concurrency-safe, but .*Read \(\S+\)/)
