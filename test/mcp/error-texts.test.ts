@@ -3,7 +3,6 @@
  * errors (src/tools/result-text.ts): what happened, why, whether the call may have taken effect,
  * and what the model may do next — and, for MCP, which server.
  */
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
 import { describe, expect, it } from 'vitest'
 import { sdkFailure } from '../../src/adapters/mcp-sdk-errors.js'
 import * as errors from '../../src/mcp/errors.js'
@@ -24,7 +23,7 @@ const texts: Record<string, string> = {
   protocol: errors.protocolText('docs', 'line 3 is not JSON'),
   outputSchema: errors.outputSchemaText('docs', 'count: expected a number'),
   cancelled: failure(new Error('user pressed Esc'), true).message,
-  serverError: failure(new SdkError(SdkErrorCode.InvalidParams, 'Unknown tool: searc')).message,
+  serverError: failure(new Error('Unknown tool: searc')).message,
   serverFailure: failure(new Error('database is down')).message,
 }
 
