@@ -79,7 +79,7 @@ export function stopReasonOfFinish(finishReason: string): string {
 /**
  * The calls that go through the kernel: every call but the provider's own (it ran them). A call
  * the AI SDK marked `invalid` (unknown tool, unparsable input) goes through too, in its place, so
- * the log, the timeline and the traces see it (docs/decisions/wire-formats.md, decision 191).
+ * the log, the timeline and the traces see it (docs/decisions/wire-formats.md, decision 149).
  */
 export function ownCalls(calls: readonly AiSdkToolCall[]): AiSdkToolCall[] {
   return calls.filter((call) => call.providerExecuted !== true)
