@@ -20,7 +20,7 @@ export function sdkFailure(
 ): McpCallError | 'connection_lost' {
   const code = error instanceof SdkError ? error.code : undefined
   const message = error instanceof Error ? error.message : String(error)
-  if (aborted) return new McpCallError('mcp_connection_closed', `the call was cancelled: ${message}`, true)
+  if (aborted) return new McpCallError('mcp_connection_closed', errors.cancelledText(server, message), true)
   if (code === SdkErrorCode.RequestTimeout) {
     const hard = /maximum total timeout/i.test(message)
     const ms = hard ? limits.maxCallTimeoutMs : limits.callTimeoutMs
@@ -33,7 +33,7 @@ export function sdkFailure(
       true,
     )
   if (isConnectionLoss(code, error)) return 'connection_lost'
-  return new McpCallError('mcp_server_error', `MCP server "${server}" answered with an error: ${message}`, true)
+  return new McpCallError('mcp_server_error', errors.serverErrorText(server, message), true)
 }
 
 function isConnectionLoss(code: SdkErrorCode | undefined, error: unknown): boolean {

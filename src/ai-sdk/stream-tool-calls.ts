@@ -8,10 +8,11 @@ import { z } from 'zod'
 import type { Turn } from '../actors/turn/turn.types.js'
 import type { Kernel } from '../kernel.js'
 import type { TurnUpdate } from '../projections/updates.projection.js'
-import { toToolModelMessages } from './tool-output.js'
 import {
   ownCalls,
   stopReasonOfFinish,
+  toolMessagesFor,
+  toolUseOf,
   type AiSdkToolCall,
   type AiSdkToolCallsResult,
   type AiSdkTurnOptions,
@@ -78,7 +79,7 @@ export function startToolCalls(
 }
 
 class StreamedToolCalls implements AiSdkStreamedToolCalls {
-  readonly #names = new Map<string, string>()
+  readonly #calls: AiSdkToolCall[] = []
   #ended = false
   #failure: { error: unknown } | undefined
 
@@ -133,7 +134,7 @@ class StreamedToolCalls implements AiSdkStreamedToolCalls {
     this.fail(this.#failure?.error ?? new Error('the AI SDK stream ended without its finish-step part'))
     const result = await this.turn.result()
     if (result.pending.length > 0) return { messages: [], approvals: approvalRequests(result.pending), turn: result }
-    return { messages: toToolModelMessages(result.message, this.#names), approvals: [], turn: result }
+    return { messages: toolMessagesFor(result.message, this.#calls), approvals: [], turn: result }
   }
 
   #addCall(part: AiSdkStreamPart): void {
@@ -142,8 +143,8 @@ class StreamedToolCalls implements AiSdkStreamedToolCalls {
     if (this.#ended) throw new TypeError(`tool-call part ${parsed.data.toolCallId} after the step finished`)
     const [call] = ownCalls([parsed.data as AiSdkToolCall])
     if (call === undefined) return
-    this.#names.set(call.toolCallId, call.toolName)
-    this.turn.addToolUse({ id: call.toolCallId, name: call.toolName, input: call.input })
+    this.#calls.push(call)
+    this.turn.addToolUse(toolUseOf(call))
   }
 }
 

@@ -17,7 +17,10 @@ export interface AiSdkToolCall {
   readonly toolCallId: string
   readonly toolName: string
   readonly input: unknown
-  /** The AI SDK could not parse it (bad JSON, unknown tool) and has answered it itself. */
+  /**
+   * The AI SDK could not parse it (bad JSON, unknown tool) and has answered it itself in
+   * `response.messages`; the kernel records it and runs nothing.
+   */
   readonly invalid?: boolean | undefined
   /** The provider ran it (a provider-defined tool); it is not the app's to run. */
   readonly providerExecuted?: boolean | undefined
@@ -73,9 +76,37 @@ export function stopReasonOfFinish(finishReason: string): string {
   return finishReason
 }
 
-/** The calls the kernel answers: not those the AI SDK answered itself, nor the provider's own. */
+/**
+ * The calls that go through the kernel: every call but the provider's own (it ran them). A call
+ * the AI SDK marked `invalid` (unknown tool, unparsable input) goes through too, in its place, so
+ * the log, the timeline and the traces see it (docs/decisions/wire-formats.md, decision 149).
+ */
 export function ownCalls(calls: readonly AiSdkToolCall[]): AiSdkToolCall[] {
-  return calls.filter((call) => call.invalid !== true && call.providerExecuted !== true)
+  return calls.filter((call) => call.providerExecuted !== true)
+}
+
+/**
+ * The `tool_use` block the kernel gets for a call. An invalid call carries its input as the text
+ * the model sent (the AI SDK gives the raw text when it did not parse, the object when the tool
+ * was unknown): no tool takes a string, so the kernel runs nothing for it — not even a tool the
+ * kernel has but the AI SDK was not given, which the AI SDK has already answered as unavailable —
+ * and answers it with why.
+ */
+export function toolUseOf(call: AiSdkToolCall): { id: string; name: string; input: unknown } {
+  const input = call.invalid === true && typeof call.input !== 'string' ? JSON.stringify(call.input) : call.input
+  return { id: call.toolCallId, name: call.toolName, input }
+}
+
+/**
+ * The kernel's tool message for the app, less the calls the AI SDK answered itself: its own
+ * `tool-error` answer is already in `response.messages`, and a second answer to one call is a
+ * malformed conversation the APIs refuse.
+ */
+export function toolMessagesFor(message: TurnResult['message'], calls: readonly AiSdkToolCall[]): ToolModelMessage[] {
+  const answered = new Set(calls.filter((call) => call.invalid === true).map((call) => call.toolCallId))
+  const names = new Map(calls.map((call) => [call.toolCallId, call.toolName]))
+  const content = message.content.filter((block) => !answered.has(block.tool_use_id))
+  return toToolModelMessages({ ...message, content }, names)
 }
 
 /**
@@ -103,17 +134,11 @@ export async function runToolCalls(
         'For streamText, push the fullStream parts into startToolCalls(kernel) instead.',
     )
   const calls = ownCalls(parsed.data.toolCalls as AiSdkToolCall[])
-  const names = new Map(calls.map((call) => [call.toolCallId, call.toolName]))
-  const content = calls.map((call) => ({
-    type: 'tool_use' as const,
-    id: call.toolCallId,
-    name: call.toolName,
-    input: call.input,
-  }))
+  const content = calls.map((call) => ({ type: 'tool_use' as const, ...toolUseOf(call) }))
   const turn = await kernel.runTurn(
     { role: 'assistant', content, stop_reason: stopReasonOfFinish(parsed.data.finishReason) },
     options,
   )
   if (turn.pending.length > 0) return { messages: [], approvals: approvalRequests(turn.pending), turn }
-  return { messages: toToolModelMessages(turn.message, names), approvals: [], turn }
+  return { messages: toolMessagesFor(turn.message, calls), approvals: [], turn }
 }

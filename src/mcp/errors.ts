@@ -57,9 +57,17 @@ export function timeoutText(server: string, seconds: number, hard: boolean): str
 }
 
 export function protocolText(server: string, detail: string): string {
-  return `MCP server "${server}" broke the protocol (${detail}), so its answer could not be read. The call may have taken effect; the connection is reset.`
+  return `MCP server "${server}" broke the protocol (${detail}), so its answer could not be read. The call may have taken effect; the connection is reset. Check before calling it again.`
 }
 
 export function outputSchemaText(server: string, detail: string): string {
-  return `MCP server "${server}" returned a result that does not match the tool's declared output schema (${detail}). The tool ran; its output is not trusted, so nothing of it is shown.`
+  return `MCP server "${server}" returned a result that does not match the tool's declared output schema (${detail}). The tool ran; its output is not trusted, so nothing of it is shown. Use another tool, or ask the user to check the server.`
+}
+
+export function cancelledText(server: string, why: string): string {
+  return `The call to MCP server "${server}" was cancelled (${why}) before its answer came. It may have had partial effects; check before calling it again.`
+}
+
+export function serverErrorText(server: string, message: string): string {
+  return `MCP server "${server}" answered the call with an error: ${message.replace(/\.?$/, '')}. The call did not complete; check the input against the tool's description and try again, or use another tool.`
 }

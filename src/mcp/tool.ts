@@ -26,7 +26,7 @@ export interface McpToolInfo {
   readonly wrappedInput: boolean
 }
 
-/** An MCP tool: deferred by default (the model finds it through ToolSearch). */
+/** An MCP tool: deferrable (`shouldDefer`), deferred once the pool defers (docs/pool.md), then found by ToolSearch. */
 export type McpTool = Tool<Record<string, unknown>, McpToolOutput> & { readonly mcp: McpToolInfo }
 
 export interface McpToolSpec {

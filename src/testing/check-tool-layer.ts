@@ -15,10 +15,18 @@ import { openTurns, recover } from '../events/recovery.js'
 import { replay } from '../replay/replay.js'
 import type { Tool } from '../tools/tool.types.js'
 import { guarded } from '../util/guarded.js'
-import { instrumentHooks, instrumentTools, type Fault, type Probe, type ProbedHook } from './instrumented-tools.js'
+import {
+  instrumentHooks,
+  instrumentTools,
+  type Fault,
+  type Probe,
+  type ProbedCall,
+  type ProbedHook,
+} from './instrumented-tools.js'
+import { canonicalJson } from '../util/canonical-json.js'
 import {
   anthropicStreams,
-  assistantMessages,
+  assistantMessagesWith,
   openAIChatStreams,
   toolUsesOf,
   type ArbitraryAssistantMessage,
@@ -73,7 +81,7 @@ interface Run {
   message: ArbitraryAssistantMessage
   mode: TurnMode
   stream: unknown[]
-  /** Fault per tool_use index. */
+  /** Fault per tool_use, in order (drawn and shrunk with its call). */
   faults: Fault[]
   /** Abort the turn when the call at this start index begins. */
   abortAt: number | null
@@ -103,6 +111,7 @@ export async function checkToolLayer(
   const runs = runArbitrary(tools, options)
   const property = fc.asyncProperty(runs, async (run) => {
     const violation = await checkRun(fresh, run, options, typeof config === 'function')
+    if (violation instanceof ChangedAnswer) throw violation
     if (violation !== undefined) throw new Error(violation)
   })
   const details = await fc.check(property, {
@@ -111,7 +120,12 @@ export async function checkToolLayer(
     ...(options.path !== undefined ? { path: options.path } : {}),
   })
   if (!details.failed) return { ok: true, runs: details.numRuns }
-  const failure = failureReport(details)
+  // Blame once, on the shrunk run: which call's effect changed the answer (re-runs, so not per shrink step).
+  const run = details.counterexample?.[0]
+  const error = details.errorInstance
+  const violation =
+    error instanceof ChangedAnswer && run !== undefined ? await blame(fresh, run, error) : errorText(error)
+  const failure = failureReport(details, violation)
   if ((options.onFailure ?? 'throw') === 'throw') throw new Error(failure.report)
   return failure
 }
@@ -122,6 +136,8 @@ function runArbitrary(tools: readonly Tool[], options: CheckToolLayerOptions): f
     options.faults === false
       ? fc.constant('none')
       : fc.oneof(
+          // Cross-shrinking lets a fault the failure does not need shrink to 'none'.
+          { withCrossShrink: true },
           { weight: 14, arbitrary: fc.constant<Fault>('none') },
           { weight: 2, arbitrary: fc.constant<Fault>('throw') },
           { weight: 2, arbitrary: fc.constant<Fault>('hang') },
@@ -131,12 +147,12 @@ function runArbitrary(tools: readonly Tool[], options: CheckToolLayerOptions): f
   if (modes.length === 0) throw new Error('checkToolLayer: options.modes is empty; leave it out to use all three')
   return fc
     .record({
-      message: assistantMessages(tools, options),
+      drawn: assistantMessagesWith(tools, options, fault),
       mode: fc.constantFrom(...modes),
-      faults: fc.array(fault, { minLength: maxCalls + 1, maxLength: maxCalls + 1 }),
       abortAt: options.aborts === false ? fc.constant(null) : fc.option(fc.nat({ max: maxCalls }), { freq: 2 }),
       cut: fc.double({ min: 0, max: 1, noNaN: true }),
     })
+    .map(({ drawn, ...rest }) => ({ ...rest, message: drawn.message, faults: drawn.extras }))
     .chain((run) => {
       const stream =
         run.mode === 'anthropic-stream'
@@ -154,7 +170,7 @@ async function checkRun(
   run: Run,
   options: CheckToolLayerOptions,
   isFactory: boolean,
-): Promise<string | undefined> {
+): Promise<string | ChangedAnswer | undefined> {
   const config = fresh()
   const executed = await execute(config, run, options)
   if (typeof executed === 'string') return executed
@@ -326,34 +342,89 @@ function cleanRun(run: Run, probe: Probe): boolean {
   return run.message.stop_reason === 'tool_use' && probe.calls.every((c) => c.fault === 'none' && !c.aborted)
 }
 
+/**
+ * A concurrency-safe call whose answer changed when it ran beside others: the call that changed
+ * (not yet the one to blame), its answer both ways, and the calls that ran in the turn.
+ */
+class ChangedAnswer extends Error {
+  constructor(
+    readonly changed: ProbedCall,
+    readonly beside: string,
+    readonly alone: string,
+    readonly calls: readonly ProbedCall[],
+  ) {
+    super(
+      `${changed.name} claims to be concurrency-safe, but its answer changes when it runs alone ` +
+        `(beside others: ${beside.slice(0, 200)}; alone: ${alone.slice(0, 200)}): it shares state with the calls beside it`,
+    )
+  }
+}
+
 /** The same turn, one call at a time, in a fresh world: concurrency-safe calls must answer the same. */
 async function concurrencyClaims(
   fresh: () => ToolLayerConfig,
   run: Run,
   parallel: TurnResult,
   probe: Probe,
-): Promise<string | undefined> {
+): Promise<string | ChangedAnswer | undefined> {
   const serial = await execute({ ...fresh(), maxConcurrency: 1 }, { ...run, mode: 'batch', abortAt: null }, {})
   if (typeof serial === 'string') return `run again one call at a time: ${serial}`
-  const alone = new Map(serial.result.message.content.map((b) => [b.tool_use_id, JSON.stringify(b.content)]))
+  const alone = answers(serial.result)
   for (const block of parallel.message.content) {
     const call = probe.calls.find((c) => c.toolUseId === block.tool_use_id)
     if (call === undefined || !call.safe) continue
     const mine = JSON.stringify(block.content)
     if (alone.get(block.tool_use_id) !== mine)
-      return (
-        `${call.name} claims to be concurrency-safe, but its answer changes when it runs alone ` +
-        `(beside others: ${mine.slice(0, 200)}; alone: ${(alone.get(block.tool_use_id) ?? '').slice(0, 200)}): ` +
-        `it shares state with the calls beside it`
-      )
+      return new ChangedAnswer(call, mine, alone.get(block.tool_use_id) ?? '', probe.calls)
   }
   return undefined
 }
 
-function failureReport(details: fc.RunDetails<[Run]>): ToolLayerReport & { ok: false } {
+function answers(result: TurnResult): Map<string, string> {
+  return new Map(result.message.content.map((b) => [b.tool_use_id, JSON.stringify(b.content)]))
+}
+
+/**
+ * Who broke the claim. The call whose answer changed is often innocent — a reader beside a writer
+ * that claims to be safe. So the turn runs again once per other concurrency-safe call, with that
+ * call alone (the scheduler runs it by itself, the others still beside each other): the call
+ * whose running alone gives the changed call its one-at-a-time answer back is the culprit. When
+ * no single call does, the changed call itself is named.
+ */
+async function blame(fresh: () => ToolLayerConfig, run: Run, found: ChangedAnswer): Promise<string> {
+  const { changed } = found
+  const suspects = found.calls.filter((c) => c.safe && c.toolUseId !== changed.toolUseId)
+  for (const suspect of suspects) {
+    const config = fresh()
+    const tools = config.tools.map((tool) => (tool.name === suspect.name ? runsAlone(tool, suspect.input) : tool))
+    const executed = await execute({ ...config, tools }, { ...run, mode: 'batch', abortAt: null }, {})
+    if (typeof executed === 'string') continue
+    if (answers(executed.result).get(changed.toolUseId) !== found.alone) continue
+    return (
+      `${suspect.name} (${suspect.toolUseId}) claims to be concurrency-safe, but running beside it changes what ` +
+      `${changed.name} (${changed.toolUseId}) answers (beside it: ${found.beside.slice(0, 200)}; ` +
+      `with ${suspect.name} run alone: ${found.alone.slice(0, 200)}): ${suspect.name} changes state the calls beside it see`
+    )
+  }
+  return found.message
+}
+
+/** `tool` as it is, except that a call with this input claims not to be concurrency-safe (so it runs alone). */
+function runsAlone(tool: Tool, input: unknown): Tool {
+  const key = canonicalJson(input)
+  const alone = Object.create(tool) as Tool
+  const isConcurrencySafe: Tool['isConcurrencySafe'] = (given, context) =>
+    canonicalJson(given) === key ? false : tool.isConcurrencySafe(given, context)
+  Object.defineProperty(alone, 'isConcurrencySafe', { value: isConcurrencySafe, enumerable: true })
+  return alone
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function failureReport(details: fc.RunDetails<[Run]>, violation: string): ToolLayerReport & { ok: false } {
   const run = details.counterexample?.[0]
-  const violation =
-    details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)
   const seed = details.seed
   const path = details.counterexamplePath ?? ''
   const counterexample = run === undefined ? '' : JSON.stringify(run.message, null, 2)

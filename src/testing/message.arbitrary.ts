@@ -83,6 +83,20 @@ export function assistantMessages(
   tools: readonly Tool[],
   options: MessageOptions = {},
 ): fc.Arbitrary<ArbitraryAssistantMessage> {
+  return assistantMessagesWith(tools, options, fc.constant(undefined)).map(({ message }) => message)
+}
+
+/**
+ * Assistant messages as `assistantMessages` draws them, each `tool_use` with a value of `extra`
+ * of its own (`extras[i]` goes with the i-th `tool_use`). The value is drawn and shrunk with its
+ * call, so a call the shrinker removes takes its value with it instead of handing it to the next
+ * call (what `checkToolLayer` keeps its faults in).
+ */
+export function assistantMessagesWith<T>(
+  tools: readonly Tool[],
+  options: MessageOptions,
+  extra: fc.Arbitrary<T>,
+): fc.Arbitrary<{ message: ArbitraryAssistantMessage; extras: T[] }> {
   const hostile = options.hostile ?? true
   const call = hostile
     ? fc.oneof(
@@ -93,20 +107,38 @@ export function assistantMessages(
   const stop = options.truncated === false ? fc.constant('tool_use' as const) : stopReasons
   const ids = hostile ? fc.shuffledSubarray([...HOSTILE_TOOL_USE_IDS]) : fc.constant([])
   return fc
-    .tuple(fc.array(call, { minLength: 1, maxLength: options.maxCalls ?? 6 }), stop, ids, fc.boolean())
+    .tuple(calls(fc.tuple(call, extra), options.maxCalls ?? 6), stop, ids, fc.boolean())
     .map(([calls, stopReason, pool, text]) => ({
-      id: 'msg_property',
-      type: 'message' as const,
-      role: 'assistant' as const,
-      model: 'property-test',
-      content: [
-        ...(text ? [{ type: 'text' as const, text: 'Let me do that.' }] : []),
-        ...calls.map(([name, input], i) => ({ type: 'tool_use' as const, id: pool[i] ?? `toolu_${i}`, name, input })),
-      ],
-      stop_reason: stopReason,
-      stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 1 },
+      message: {
+        id: 'msg_property',
+        type: 'message' as const,
+        role: 'assistant' as const,
+        model: 'property-test',
+        content: [
+          ...(text ? [{ type: 'text' as const, text: 'Let me do that.' }] : []),
+          ...calls.map(([[name, input]], i) => ({
+            type: 'tool_use' as const,
+            id: pool[i] ?? `toolu_${i}`,
+            name,
+            input,
+          })),
+        ],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+      extras: calls.map(([, value]) => value),
     }))
+}
+
+/**
+ * One to `max` calls. Drawn as an array that may be empty and filtered, not with `minLength: 1`:
+ * fast-check shrinks an array by dropping its head and, keeping the head, the rest's head, so
+ * with a minimum of one a call at the end could never be dropped (a writer and a reader kept an
+ * unrelated call behind them); with a minimum of zero the rest can shrink to nothing.
+ */
+function calls<T>(call: fc.Arbitrary<T>, max: number): fc.Arbitrary<T[]> {
+  return fc.array(call, { maxLength: max }).filter((drawn) => drawn.length > 0)
 }
 
 const stopReasons = fc.oneof(

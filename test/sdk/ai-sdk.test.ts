@@ -150,6 +150,87 @@ describe('AI SDK adapter, the kernel decides', () => {
   })
 })
 
+describe('AI SDK adapter, a call the AI SDK answers itself', () => {
+  // The model calls a tool that does not exist between two that do. The AI SDK marks it invalid
+  // and puts its own answer in response.messages; the kernel must still see it, in its place.
+  const script = (): ScriptedTurn[] => [
+    {
+      calls: [
+        { name: 'Glob', input: { pattern: '*.ts' } },
+        { name: 'Deploy', input: { env: 'prod' } },
+        { name: 'Glob', input: { pattern: '*.md' } },
+      ],
+    },
+    { text: 'done' },
+  ]
+  const answeredOnce = (i: number): Record<string, number> => {
+    const counts: Record<string, number> = {}
+    for (const m of api.requests[i]?.body.messages as Array<{ role: string; tool_call_id?: string }>)
+      if (m.role === 'tool' && m.tool_call_id !== undefined) counts[m.tool_call_id] = (counts[m.tool_call_id] ?? 0) + 1
+    return counts
+  }
+  const expectInTheLog = (events: readonly KernelEvent[], ids: readonly string[]) => {
+    const of = (type: string) =>
+      events.flatMap((e) => (e.type === type && 'toolUseId' in e ? [e.toolUseId] : [])).filter((id) => ids.includes(id))
+    expect(of('tool.requested')).toEqual(ids)
+    expect(of('tool.result')).toEqual(ids)
+    const unknown = events.find((e) => e.type === 'tool.result' && e.toolUseId === ids[1])
+    expect(JSON.stringify(unknown)).toMatch(/Deploy/)
+  }
+
+  it('generateText: the unknown tool goes through the kernel, in order; each call is answered once', async () => {
+    api.script(...script())
+    const kernel = projectKernel(project)
+    const model = loopbackModel(api.openaiURL)
+    const messages: ModelMessage[] = [{ role: 'user', content: 'List and deploy.' }]
+    const step = await generateText({ model, tools: aiSdkTools(kernel), messages })
+    const ids = step.toolCalls.map((call) => call.toolCallId)
+    expect(step.toolCalls.map((call) => call.invalid === true)).toEqual([false, true, false])
+    const { messages: toolMessages } = await runToolCalls(kernel, step)
+    expectInTheLog(kernel.log.read(), ids)
+    messages.push(...step.response.messages, ...toolMessages)
+    await generateText({ model, tools: aiSdkTools(kernel), messages })
+    expect(api.rejected()).toEqual([])
+    expect(answeredOnce(1)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
+  })
+
+  it('streamText: the same, pushed part by part', async () => {
+    api.script(...script())
+    const kernel = projectKernel(project)
+    const model = loopbackModel(api.openaiURL)
+    const messages: ModelMessage[] = [{ role: 'user', content: 'List and deploy.' }]
+    const result = streamText({ model, tools: aiSdkTools(kernel), messages })
+    const calls = startToolCalls(kernel)
+    const ids: string[] = []
+    for await (const part of result.fullStream) {
+      if (part.type === 'tool-call') ids.push(part.toolCallId)
+      calls.push(part)
+    }
+    const { messages: toolMessages } = await calls.result()
+    expectInTheLog(kernel.log.read(), ids)
+    messages.push(...(await result.response).messages, ...toolMessages)
+    await generateText({ model, tools: aiSdkTools(kernel), messages })
+    expect(api.rejected()).toEqual([])
+    expect(answeredOnce(1)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
+  })
+  it('a tool the kernel has but the AI SDK was not given does not run: the AI SDK answered it as unavailable', async () => {
+    api.script({ calls: [{ name: 'Write', input: { file_path: project.notes, content: 'x' } }] }, { text: 'ok' })
+    const kernel = projectKernel(project)
+    const { Write: _offeredNot, ...tools } = aiSdkTools(kernel)
+    const model = loopbackModel(api.openaiURL)
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Write notes.' }]
+    const step = await generateText({ model, tools, messages })
+    expect(step.toolCalls[0]?.invalid).toBe(true)
+    const { messages: toolMessages, turn } = await runToolCalls(kernel, step)
+    expect(existsSync(project.notes)).toBe(false)
+    expect(JSON.stringify(turn.message.content[0])).toMatch(/Write/)
+    expect(kernel.log.read().some((e) => e.type === 'tool.started')).toBe(false)
+    messages.push(...step.response.messages, ...toolMessages)
+    await generateText({ model, tools, messages })
+    expect(api.rejected()).toEqual([])
+  })
+})
+
 describe('AI SDK adapter, a stream that fails mid-way', () => {
   it('a dropped connection: the call that arrived keeps its result, the cut one never runs', async () => {
     const turn: ScriptedTurn = {

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Bash, buildTool, type HooksConfig, type Tool } from '../../src/index.js'
-import { checkToolLayer, type ToolLayerReport } from '../../src/testing/index.js'
+import { checkToolLayer, type ToolLayerConfig, type ToolLayerReport } from '../../src/testing/index.js'
 
 const Echo = buildTool({
   name: 'Echo',
@@ -64,7 +64,7 @@ describe('checkToolLayer', () => {
       faults: false,
       hostile: false,
       settleMs: 100,
-      seed: 2,
+      seed: 4,
       onFailure: 'return',
     })
     expect(failed(report)).toMatch(
@@ -85,9 +85,52 @@ describe('checkToolLayer', () => {
       onFailure: 'return' as const,
     }
     const report = await checkToolLayer(() => ({ tools: [storeTool(true)] }), options)
-    expect(failed(report)).toMatch(/Count claims to be concurrency-safe, but its answer changes when it runs alone/)
+    expect(failed(report)).toMatch(
+      /Count \(toolu_\d\) claims to be concurrency-safe, but running beside it changes what Count/,
+    )
     // The same tool, honest about it, passes the same runs.
     expect(await checkToolLayer(() => ({ tools: [storeTool(false)] }), options)).toMatchObject({ ok: true })
+  })
+
+  it('a race between a writer and a reader blames the writer, shrunk to the two calls with no fault', async () => {
+    // The mistake is Write's: it claims to be safe beside others but changes what they read.
+    // Read is honest (it only reads); it is the call whose answer changes, not the one to blame.
+    const world = (): ToolLayerConfig => {
+      const state = new Map<string, string>()
+      const Write = buildTool({
+        name: 'Write',
+        description: () => 'Sets a key.',
+        inputSchema: z.object({ key: z.enum(['a', 'b']), value: z.string() }),
+        isConcurrencySafe: () => true,
+        call: async ({ key, value }) => {
+          await new Promise((resolve) => setImmediate(resolve))
+          state.set(key, value)
+          return `set ${key}`
+        },
+      })
+      const Read = buildTool({
+        name: 'Read',
+        description: () => 'Reads a key.',
+        inputSchema: z.object({ key: z.enum(['a', 'b']) }),
+        isConcurrencySafe: () => true,
+        isReadOnly: () => true,
+        call: async ({ key }) => `${key}=${state.get(key) ?? 'unset'}`,
+      })
+      return { tools: [Echo, Write, Read], maxConcurrency: 4 }
+    }
+    // Defaults otherwise (faults, hostile calls and ids, cut-off messages, three formats) but no
+    // aborts: with them this world also finds a replay divergence after an abort meets a huge
+    // output (seed 32; test/replay/interrupted-save.replay.test.ts), not this test's subject.
+    const report = await checkToolLayer(world, { numRuns: 100, aborts: false, seed: 1, onFailure: 'return' })
+    if (report.ok) throw new Error('expected the race to be found')
+    expect(report.violation).toMatch(/^Write \(\S+\) claims to be concurrency-safe, but .*Read \(\S+\)/)
+    expect(report.violation).not.toMatch(/^Read/)
+    // The counterexample is the race and nothing else: the writer, then the reader, no fault.
+    const calls = (JSON.parse(report.counterexample) as { content: Array<{ type: string; name?: string }> }).content
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => block.name)
+    expect(calls).toEqual(['Write', 'Read'])
+    expect(report.report).toMatch(/faults \S+: none, \S+: none; abort at call none\)/)
   })
 
   it('finds a PreToolUse hook that hangs past its timeout, ignoring its signal', async () => {
@@ -176,7 +219,7 @@ describe('checkToolLayer', () => {
       interruptBehavior: () => 'cancel',
       call: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 300).unref()),
     })
-    const options = { numRuns: 20, maxCalls: 2, faults: false, hostile: false, settleMs: 50, seed: 6 }
+    const options = { numRuns: 20, maxCalls: 2, faults: false, hostile: false, settleMs: 50, seed: 4 }
     const report = await checkToolLayer(() => ({ tools: [Broken] }), { ...options, onFailure: 'return' })
     if (report.ok) throw new Error('expected a failure')
     expect(report.report).toContain('await kernel.runTurn({')

@@ -27,7 +27,7 @@ it("a 'cancel' tool that ignores its signal", async () => {
     interruptBehavior: () => 'cancel',
     call: () => new Promise<string>((resolve) => setTimeout(() => resolve('done'), 400).unref()),
   })
-  const options = { numRuns: 20, maxCalls: 2, faults: false, hostile: false, settleMs: 100, seed: 2 }
+  const options = { numRuns: 20, maxCalls: 2, faults: false, hostile: false, settleMs: 100, seed: 4 }
   expectCaught(
     await checkToolLayer(() => ({ tools: [Slow] }), { ...options, onFailure: 'return' }),
     /ignores ctx\.signal/,
