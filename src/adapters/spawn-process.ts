@@ -34,6 +34,11 @@ import {
 export const KILL_GRACE_MS = 1000
 /** After the shell is gone, how long its output may stay open before the runner stops waiting for it. */
 export const PIPE_GRACE_MS = 250
+/**
+ * Graces waited past the first when no process can be found holding the output open: on a loaded
+ * machine the output's last reads and its end can simply be late, and giving up would lose them.
+ */
+export const UNHELD_GRACES = 8
 
 export interface SpawnRequest {
   /** The bash script to run. */
@@ -129,6 +134,8 @@ class ShellRun {
   private child: ChildProcess | undefined
   private readonly killGraceMs: number
   private readonly pipeGraceMs: number
+  /** Graces waited past the first while no process could be found holding the output open. */
+  private unheldGraces = 0
   private readonly cleanup: SpawnCleanup = { groupKilled: false, leftInGroup: 0, escapedKilled: 0, abandoned: false }
   private outcome: Pick<SpawnOutcome, 'end' | 'exitCode' | 'exitSignal'> = {
     end: 'exited',
@@ -293,6 +300,12 @@ class ShellRun {
         shell === undefined ? [] : holdersOf(this.outputs, process.pid).filter((info) => info.start >= shell.start)
       for (const info of holders) {
         if (signalProcess(info, 'SIGKILL') && !this.escaped.has(info.pid)) this.escaped.set(info.pid, info)
+      }
+      // Nobody found holding it: most likely nobody does, and a loaded event loop has not read the
+      // rest of the output and its end yet. Wait a few more graces before giving the output up.
+      if (holders.length === 0 && this.unheldGraces++ < UNHELD_GRACES) {
+        this.timers.pipes = setTimeout(() => this.abandonPipes(), this.pipeGraceMs)
+        return
       }
       if (holders.length === 0) this.cleanup.abandoned = true
       this.child?.stdout?.destroy()
