@@ -249,18 +249,7 @@ describe('a parent turn whose Agent call runs a child session', () => {
   })
 
   it("the Agent call's deadline reaches the child's running call", async () => {
-    let resolveStarted = (): void => undefined
-    const started = new Promise<void>((resolve) => (resolveStarted = resolve))
-    const hold = buildTool({
-      name: 'Hold',
-      description: () => 'Runs until stopped.',
-      inputSchema: z.object({}),
-      interruptBehavior: () => 'cancel',
-      call: (_input, { signal }) => {
-        resolveStarted()
-        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))
-      },
-    })
+    const { hold, started } = holdTool()
     api.script({ calls: [{ name: 'Hold', input: {} }] })
     // A fake clock: the deadline passes when the test says, once the child's call is running.
     const clock = fakeClock()
@@ -280,18 +269,7 @@ describe('a parent turn whose Agent call runs a child session', () => {
   })
 
   it("an abort of the parent's turn reaches the child's running call", async () => {
-    let resolveStarted = (): void => undefined
-    const started = new Promise<void>((resolve) => (resolveStarted = resolve))
-    const hold = buildTool({
-      name: 'Hold',
-      description: () => 'Runs until stopped.',
-      inputSchema: z.object({}),
-      interruptBehavior: () => 'cancel',
-      call: (_input, { signal }) => {
-        resolveStarted()
-        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))
-      },
-    })
+    const { hold, started } = holdTool()
     api.script({ calls: [{ name: 'Hold', input: {} }] })
     const kernel = createKernel({ tools: [hold, createAgentTool({ model: agentModel() })] })
     const controller = new AbortController()
@@ -379,6 +357,23 @@ describe('a child only narrows its parent', () => {
     expect(await childResult({}, 'Open')).toContain('is_error":true')
   })
 })
+
+/** A tool that runs until its call is stopped, and says when it has started. */
+function holdTool(): { hold: Tool; started: Promise<void> } {
+  let resolveStarted = (): void => undefined
+  const started = new Promise<void>((resolve) => (resolveStarted = resolve))
+  const hold = buildTool({
+    name: 'Hold',
+    description: () => 'Runs until stopped.',
+    inputSchema: z.object({}),
+    interruptBehavior: () => 'cancel',
+    call: (_input, { signal }) => {
+      resolveStarted()
+      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))
+    },
+  })
+  return { hold, started }
+}
 
 /** The child turn's own events may land just after the parent's result (an abort): wait for them. */
 async function waitForChildEnd(kernel: Kernel): Promise<void> {
