@@ -41,7 +41,7 @@ import {
   type Scope,
 } from './child-scope.js'
 import type { EarlyStart, PendingApproval, Turn, TurnResult } from './actors/turn/turn.types.js'
-import { pendingApprovals } from './projections/approvals.projection.js'
+import { pendingApprovals, withChildTurns } from './projections/approvals.projection.js'
 import type { GrantScope } from './permissions/grants.js'
 import { answerEvent, resumedTurn } from './actors/turn/resume.js'
 import { recover } from './events/recovery.js'
@@ -921,13 +921,8 @@ function handOverOf(events: readonly KernelEvent[], format: ApiFormat): HandOver
         ? toOpenAIToolMessages(content)
         : toResponsesInputItems({ message: content, events: own })
   const over = own.some((event) => event.type === 'turn.completed')
-  // Calls waiting for a person, in this turn or a child turn under it.
-  const children = new Set(
-    events.flatMap((e) =>
-      e.type === 'turn.started' && e.child !== undefined && e.child.parentTurnId === turnId ? [e.turnId] : [],
-    ),
-  )
-  const pending = over ? [] : pendingApprovals(events.filter((e) => e.turnId === turnId || children.has(e.turnId)))
+  // Calls waiting for a person, in this turn or a child turn under it, at any depth.
+  const pending = over ? [] : pendingApprovals(withChildTurns(events, turnId))
   return { turnId, message, pending, recovered: own.some((event) => event.type === 'turn.recovered'), over }
 }
 

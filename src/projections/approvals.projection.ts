@@ -50,6 +50,23 @@ export function pendingApprovals(events: Iterable<KernelEvent>): PendingApproval
   return [...pending.values()].sort((a, b) => turns.indexOf(a.turnId) - turns.indexOf(b.turnId) || at(a) - at(b))
 }
 
+/**
+ * The events of turn `turnId` and of the child turns under its calls, at any depth
+ * (docs/subagents.md): where a parked turn's pending calls may wait.
+ */
+export function withChildTurns(events: readonly KernelEvent[], turnId: string): KernelEvent[] {
+  if (!events.some((e) => e.parentToolUseId !== undefined)) return events.filter((e) => e.turnId === turnId)
+  const turns = new Set([turnId])
+  const calls = new Set<string>()
+  return events.filter((e) => {
+    if (e.type === 'turn.started' && e.parentToolUseId !== undefined && calls.has(e.parentToolUseId))
+      turns.add(e.turnId)
+    if (!turns.has(e.turnId)) return false
+    if (e.type === 'tool.requested') calls.add(e.toolUseId)
+    return true
+  })
+}
+
 function pendingOf(event: EventOf<'permission.pending'>): PendingApproval {
   const { turnId, toolUseId, tool, input, digest, reason, source, suggestions } = event
   const base: PendingApproval = { turnId, toolUseId, tool, input, digest, reason, source, suggestions, answered: false }

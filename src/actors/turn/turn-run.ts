@@ -13,7 +13,7 @@ import { OpenAIStreamIntake } from '../../intake/openai.js'
 import { OpenAIResponsesStreamIntake } from '../../intake/openai-responses.js'
 import { toMessageParam } from '../../intake/message-param.js'
 import { projectTurnMessage } from '../../projections/messages.projection.js'
-import { pendingApprovals } from '../../projections/approvals.projection.js'
+import { pendingApprovals, withChildTurns } from '../../projections/approvals.projection.js'
 import type { CallState } from '../../events/tool-call.steps.js'
 import type { EventLog } from '../../ports/index.js'
 import type { CallServices } from '../tool-call/call-scope.js'
@@ -358,28 +358,15 @@ export class TurnRun {
     const logError = this.#deps.logFailure?.()
     const discarded = this.discarded
     // Parked: its own calls waiting for a person, and those of child turns under its calls.
-    const pending = over ? [] : pendingApprovals(this.#withChildren(events))
+    const pending = over
+      ? []
+      : pendingApprovals(withChildTurns(eventsFrom(this.#deps.log.read(), this.first), this.turnId))
     const result: TurnResult =
       logError === undefined
         ? { message, events, discarded, pending }
         : { message, events, discarded, pending, logError }
     this.#resolveResult(result)
     if (over) this.#resolveFinal(result)
-  }
-
-  /** The turn's events and those of the child turns under its calls, at any depth (docs/subagents.md). */
-  #withChildren(events: readonly KernelEvent[]): KernelEvent[] {
-    const all = eventsFrom(this.#deps.log.read(), this.first)
-    if (!all.some((e) => e.parentToolUseId !== undefined)) return [...events]
-    const turns = new Set([this.turnId])
-    const calls = new Set<string>()
-    return all.filter((e) => {
-      if (e.type === 'turn.started' && e.parentToolUseId !== undefined && calls.has(e.parentToolUseId))
-        turns.add(e.turnId)
-      if (!turns.has(e.turnId)) return false
-      if (e.type === 'tool.requested') calls.add(e.toolUseId)
-      return true
-    })
   }
 }
 
