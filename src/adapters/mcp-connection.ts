@@ -111,15 +111,7 @@ class SdkConnection implements McpConnection {
   }
 
   async callTool(name: string, args: unknown, options: McpCallOptions): Promise<McpCallResult> {
-    if (this.status === 'connecting' && !(await this.whenReady(options.signal)))
-      throw new McpCallError(
-        'mcp_connection_closed',
-        errors.downText(this.server, this.fault ?? 'it did not connect'),
-        false,
-      )
-    const live = this.current
-    if (this.status !== 'ready' || live === undefined)
-      throw new McpCallError('mcp_connection_closed', errors.downText(this.server, this.downReason()), false)
+    const live = await this.ready(options.signal)
     this.running.add(options)
     try {
       const result = await live.client.callTool(
@@ -158,13 +150,8 @@ class SdkConnection implements McpConnection {
     return await this.send('resources/read', { uri }, ReadResult, signal)
   }
 
-  /** One request other than `tools/call`, with the call's checks, timeouts and error classes. */
-  private async send<T extends z.ZodType>(
-    method: string,
-    params: Record<string, unknown>,
-    schema: T,
-    signal: AbortSignal,
-  ): Promise<z.infer<T>> {
+  /** The live connection once it is ready; a connection that is down (or never came up) fails the request. */
+  private async ready(signal: AbortSignal): Promise<NonNullable<typeof this.current>> {
     if (this.status === 'connecting' && !(await this.whenReady(signal)))
       throw new McpCallError(
         'mcp_connection_closed',
@@ -174,6 +161,17 @@ class SdkConnection implements McpConnection {
     const live = this.current
     if (this.status !== 'ready' || live === undefined)
       throw new McpCallError('mcp_connection_closed', errors.downText(this.server, this.downReason()), false)
+    return live
+  }
+
+  /** One request other than `tools/call`, with the call's checks, timeouts and error classes. */
+  private async send<T extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: T,
+    signal: AbortSignal,
+  ): Promise<z.infer<T>> {
+    const live = await this.ready(signal)
     try {
       return await live.client.request({ method, params } as never, schema as never, {
         signal,
