@@ -11,8 +11,15 @@ const running = (pid: number): boolean => {
   }
 }
 
-/** Waits up to 3 s for `pid` to stop running; true when it has. */
+/**
+ * How long a check waits for a process to go: long enough for a loaded 2-core machine (a killed
+ * process is usually gone within milliseconds; this bound is reached only when the check fails).
+ */
+export const PROCESS_WAIT_MS = 20_000
+
+/** Polls (no fixed sleep) until `pid` stops running, up to PROCESS_WAIT_MS; true when it has. */
 export async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 300 && running(pid); i++) await new Promise((r) => setTimeout(r, 10))
+  for (const end = Date.now() + PROCESS_WAIT_MS; running(pid) && Date.now() < end;)
+    await new Promise((r) => setTimeout(r, 10))
   return !running(pid)
 }

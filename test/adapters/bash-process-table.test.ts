@@ -75,7 +75,7 @@ describe('process table', () => {
       false,
     ])
     expect(await gone(pid)).toBe(true)
-  }, 5000)
+  }, 60_000)
 
   it('with stderr apart, finds and kills a setsid process holding only stderr', async () => {
     const { outcome, pid } = await runScript(leaveEscaped('> /dev/null'), false)
@@ -86,5 +86,5 @@ describe('process table', () => {
       false,
     ])
     expect(await gone(pid)).toBe(true)
-  }, 5000)
+  }, 60_000)
 })

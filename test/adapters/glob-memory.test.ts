@@ -25,7 +25,11 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...original, default: { ...original, stat }, stat }
 })
 
+// Fresh modules, so the search imports the counting `stat` even when an earlier test file in this
+// worker (isolate: false) already loaded it with the real one; reset again once it is loaded.
+vi.resetModules()
 const { createFileSearch } = await import('../../src/adapters/file-search.js')
+vi.resetModules()
 
 const FILES = 3000
 const root = mkdtempSync(join(tmpdir(), 'tk-glob-memory-'))

@@ -441,6 +441,9 @@ async function syntheticReader(): Promise<typeof JsonlModule> {
     return await import('../../src/events/jsonl.js')
   } finally {
     vi.doUnmock('../../src/events/event.schema.js')
+    // The next import gets fresh modules: under a shared worker (isolate: false) the mocked
+    // reader must not stay in the registry for the test files that run after this one.
+    vi.resetModules()
   }
 }
 

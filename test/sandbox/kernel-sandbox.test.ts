@@ -186,9 +186,12 @@ async function background(place: Place, command: string, options: Partial<Kernel
   }
   const started = await call('bg', 'Bash', { command, run_in_background: true })
   const id = /shell (\S+?)[ .]/.exec(started)?.[1]
+  // Each BashOutput returns only what is new, so what the command printed may come in an earlier
+  // read than the one that sees it exit: keep every read. No count of polls: under load the
+  // command may take seconds to exit; the test's timeout bounds the wait.
   let out = started
-  for (let i = 0; id !== undefined && i < 200 && !out.includes('has exited'); i++) {
-    out = await call(`read${i}`, 'BashOutput', { shell_id: id })
+  for (let i = 0; id !== undefined && !out.includes('has exited'); i++) {
+    out += await call(`read${i}`, 'BashOutput', { shell_id: id })
     if (!out.includes('has exited')) await new Promise((resolve) => setTimeout(resolve, 50))
   }
   await kernel.close()

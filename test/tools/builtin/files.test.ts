@@ -241,7 +241,7 @@ describe('Read streams the file', () => {
     } finally {
       server.close()
     }
-  }, 5000)
+  }, 60_000)
 
   it('refuses an image larger than the cap instead of loading it', async () => {
     const { call, path } = project()

@@ -237,7 +237,7 @@ describe('Grep never hangs on special files', () => {
     expect(text(await call('Grep', { pattern: 'hit', path: path('pipe') }))).toBe(
       `Grep failed: ${path('pipe')} is a FIFO (named pipe), not a regular file or a directory; Grep searches only those`,
     )
-  }, 5000)
+  }, 60_000)
 
   it('skips FIFOs, sockets and links to them inside a tree', async () => {
     const { path, root } = project({ 'a.txt': 'hit\n', 'sub/b.txt': 'hit\n' })
@@ -253,7 +253,7 @@ describe('Grep never hangs on special files', () => {
     } finally {
       server.close()
     }
-  }, 5000)
+  }, 60_000)
 })
 
 describe('the built-in search runs off the main thread', () => {
@@ -317,7 +317,7 @@ describe('Grep with ripgrep', () => {
     await expect(slow.grep(request(root, { timeoutMs: 200 }))).rejects.toThrow(
       `ripgrep took longer than 0.2 s searching ${root}; narrow the path or the glob`,
     )
-  }, 5000)
+  }, 60_000)
 
   it('stops reading ripgrep once the limit is reached, instead of holding all its output', async () => {
     const { root } = project({ 'a.txt': 'hit\n' })
@@ -332,7 +332,7 @@ describe('Grep with ripgrep', () => {
       truncated: true,
       engine: 'ripgrep',
     })
-  }, 5000)
+  }, 60_000)
 })
 
 describe('past the limit', () => {
