@@ -231,6 +231,22 @@ describe('kernel.setMode and plan mode', () => {
     expect(asked).toHaveLength(2)
   })
 
+  it('a person approves the plan: an allow rule does not settle ExitPlanMode (requiresUserInteraction)', async () => {
+    const asked: string[] = []
+    const kernel = testKernel([EnterPlanMode, ExitPlanMode], {
+      permissions: { allow: ['ExitPlanMode'] },
+      canUseTool: (request) => {
+        asked.push(request.toolUseId)
+        return { behavior: 'deny', message: 'not yet' }
+      },
+    })
+    await kernel.runTurn(assistant(['a', 'EnterPlanMode', {}]))
+    const refused = await kernel.runTurn(assistant(['b', 'ExitPlanMode', { plan: '1. Write a.txt' }]))
+    expect(asked).toEqual(['b'])
+    expect(text(refused)).toMatch(/not yet/)
+    expect(kernel.session.mode).toBe('plan')
+  })
+
   it('kernel.resume(log) keeps a mode the app set that no turn has recorded yet', async () => {
     const kernel = testKernel([Write])
     await kernel.runTurn(assistant())

@@ -59,6 +59,8 @@ export const ExitPlanMode = buildTool<ExitPlanModeInput, string>({
   isReadOnly: () => true,
   // Always asks: the plan is what the app shows the user (the reason of the permission request).
   checkPermissions: (input) => ({ behavior: 'ask', message: input.plan }),
+  // A person approves a plan: no allow rule, grant or hook settles it (docs/approvals.md §Questions for the user).
+  requiresUserInteraction: () => true,
   async call(_input, { session }) {
     const back = session?.modeBeforePlan ?? 'default'
     return changeContext(`The user approved the plan. The session is in ${back} mode again: carry out the plan.`, {
