@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import { toolResultBlock } from '../events/event.schema.js'
 import { buildTool } from '../tools/build-tool.js'
-import { LIST_MCP_RESOURCES, READ_MCP_RESOURCE } from '../tools/mcp-resource-names.js'
+import { LIST_MCP_RESOURCES, READ_MCP_RESOURCE } from '../events/mcp-resource-names.js'
 import type { Tool, ToolContext, ValidationResult } from '../tools/tool.types.js'
 import type { McpConnection } from './connection.types.js'
 import { McpCallError } from './errors.js'

@@ -7,7 +7,7 @@ import { analyzeCommand, commandsForRules, covers, denyMatches } from './shell/i
 import { candidates, realCwd, type PathJudge } from './paths.js'
 import { domainProblem, matchesDomain } from './domains.js'
 import { insideOf, matchesPath, namesTool, parseRule, type PermissionRule, type RuleBehavior } from './rules.js'
-import { MCP_RESOURCE_TOOLS } from '../tools/mcp-resource-names.js'
+import { MCP_RESOURCE_TOOLS } from '../events/mcp-resource-names.js'
 
 export interface RuleConfig {
   allow?: readonly string[]

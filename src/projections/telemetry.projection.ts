@@ -8,6 +8,7 @@
 import type { EventOf, FailureCode, KernelEvent } from '../events/event.schema.js'
 import { classOfToolErrorText, isErrorClass } from '../events/error-class.js'
 import { isPersisted } from '../events/tool-call.steps.js'
+import { MCP_RESOURCE_TOOLS, READ_MCP_RESOURCE } from '../events/mcp-resource-names.js'
 export { ERRNO_CODES, isErrorClass, isErrorName } from '../events/error-class.js'
 
 export type AttributeValue = string | number | boolean
@@ -183,6 +184,7 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
   const calls = new Map<string, Map<string, CallState>>()
   // The MCP tools the pool took in (pool.changed `names`): their calls carry the MCP attributes.
   const mcp = new Map<string, { server: string; tool: string }>()
+  const resources = new Set<string>()
   // Child turns: the parent call each hangs from, and the outermost turn (whose trace they join).
   const nesting = new Map<string, { parentKey: string; traceKey: string; root: string }>()
   const nest = (records: TelemetryRecords, turnId: string): TelemetryRecords => {
@@ -205,6 +207,10 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
       if (event.type === 'pool.changed') {
         for (const name of event.removed) mcp.delete(name)
         for (const { name, server, tool } of event.names ?? []) mcp.set(name, { server, tool })
+        // The resource tools a tool source (the MCP source, never the app) added: MCP requests too.
+        for (const name of event.removed) resources.delete(name)
+        if (event.source !== 'app')
+          for (const name of event.added) if (MCP_RESOURCE_TOOLS.includes(name)) resources.add(name)
       }
       if (!('toolUseId' in event)) return nest(applyTurnEvent(event, turns, calls, options), event.turnId)
       let open = calls.get(event.turnId)
@@ -224,7 +230,9 @@ export function createTelemetryReducer(options: TelemetryOptions = {}): Telemetr
         if (event.outcome !== 'success') turn.failed += 1
       }
       const out: TelemetryRecords = { spans: [], metrics: [] }
-      finishCall(call, event, turn?.startMs ?? call.requestedAt, options, out, mcp.get(call.tool ?? call.requestedName))
+      const name = call.tool ?? call.requestedName
+      const request = resources.has(name) ? resourceRequest(name, call.input) : mcp.get(name)
+      finishCall(call, event, turn?.startMs ?? call.requestedAt, options, out, request)
       return nest(out, event.turnId)
     },
   }
@@ -444,6 +452,25 @@ function keyOf(options: TelemetryOptions, key: string): string {
   return options.replayed === true ? `replay|${key}` : key
 }
 
+/** An MCP request a call stands for: a server's tool (tools/call), or a resource tool's request. */
+interface McpRequest {
+  readonly method?: 'resources/list' | 'resources/read'
+  readonly server?: string | undefined
+  readonly tool?: string
+  readonly uri?: string | undefined
+}
+
+/** ListMcpResources and ReadMcpResource as MCP requests: the server and uri from the call's input. */
+function resourceRequest(name: string, input: unknown): McpRequest {
+  const field = (key: string) => {
+    const value = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[key] : undefined
+    return typeof value === 'string' ? value : undefined
+  }
+  return name === READ_MCP_RESOURCE
+    ? { method: 'resources/read', server: field('server'), uri: field('uri') }
+    : { method: 'resources/list', server: field('server') }
+}
+
 /** The call's spans (itself, its hooks, its permission wait) and its metric points. */
 function finishCall(
   call: CallState,
@@ -451,7 +478,7 @@ function finishCall(
   turnStartMs: number,
   o: TelemetryOptions,
   out: TelemetryRecords,
-  mcp?: { server: string; tool: string },
+  mcp?: McpRequest,
 ): void {
   const name = (call.tool ?? call.requestedName).slice(0, 64)
   // An error block is an error for telemetry even when no step failed (a mapper may answer with one).
@@ -464,10 +491,12 @@ function finishCall(
   const attributes = callAttributes(call, result, name, errorType, o)
   if (mcp !== undefined) {
     // The MCP conventions' request, as far as the log knows it: the method, and which server and
-    // tool the name stands for (session id and transport are the connection's, not in the log).
-    attributes['mcp.method.name'] = 'tools/call'
-    attributes['toolkernel.mcp.server'] = mcp.server
-    attributes['toolkernel.mcp.tool'] = mcp.tool
+    // tool (or resource) the name stands for (session id and transport are the connection's, not
+    // in the log).
+    attributes['mcp.method.name'] = mcp.method ?? 'tools/call'
+    if (mcp.server !== undefined) attributes['toolkernel.mcp.server'] = mcp.server
+    if (mcp.tool !== undefined) attributes['toolkernel.mcp.tool'] = mcp.tool
+    if (mcp.uri !== undefined) attributes['mcp.resource.uri'] = mcp.uri
   }
   const span: SpanRecord = {
     key,

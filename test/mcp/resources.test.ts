@@ -7,8 +7,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDirectoryResultStore, createKernel, type KernelOptions } from '../../src/index.js'
+import { z } from 'zod'
+import { buildTool, createDirectoryResultStore, createKernel, type KernelOptions } from '../../src/index.js'
 import type { McpToolSource } from '../../src/mcp.js'
+import { projectTelemetry } from '../../src/otel/index.js'
 import { connect, faultyServer, textOf } from './mcp-helpers.js'
 
 const RESOURCES = resolve('test/fixtures/mcp-servers/resources.mjs')
@@ -81,6 +83,35 @@ describe('rules for the resource tools', () => {
     const { result } = await k.callTool('ListMcpResources', {})
     expect(result?.is_error).toBe(true)
     expect(textOf(result)).toContain('ListMcpResources')
+  })
+})
+
+describe('their spans', () => {
+  it('carry the MCP request they make (resources/list, resources/read with its uri) and the server', async () => {
+    const k = kernel(both)
+    await k.callTool('ListMcpResources', { server: 'docs' })
+    await k.callTool('ReadMcpResource', { server: 'docs', uri: 'note://readme' })
+    const calls = projectTelemetry(k.log.read()).spans.filter((span) => span.kind === 'call')
+    expect(calls.map((span) => span.attributes)).toMatchObject([
+      { 'mcp.method.name': 'resources/list', 'toolkernel.mcp.server': 'docs' },
+      { 'mcp.method.name': 'resources/read', 'toolkernel.mcp.server': 'docs', 'mcp.resource.uri': 'note://readme' },
+    ])
+    // An app's own tool of the same name is no MCP request: only a tool source's count.
+    const own = createKernel({
+      tools: [
+        buildTool({
+          name: 'ListMcpResources',
+          description: () => 'Lists the app’s own resources.',
+          inputSchema: z.strictObject({}),
+          isReadOnly: () => true,
+          call: async () => 'none',
+        }),
+      ],
+    })
+    await own.callTool('ListMcpResources', {})
+    expect(projectTelemetry(own.log.read()).spans.find((span) => span.kind === 'call')?.attributes).not.toHaveProperty(
+      'mcp.method.name',
+    )
   })
 })
 
