@@ -21,7 +21,6 @@ async function pidFrom(file: string): Promise<number> {
   throw new Error(`no pid in ${file}`)
 }
 
-
 describe('Bash', () => {
   it('runs in the working directory and merges stdout and stderr in the order written', async () => {
     const { call, root } = project()
