@@ -111,6 +111,7 @@ export {
   type AgentInput,
   type AgentMessage,
   type AgentModel,
+  type AgentStream,
   type AgentModelRequest,
   type AgentResponse,
   type AgentToolOptions,

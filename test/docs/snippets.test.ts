@@ -172,7 +172,7 @@ describe('the TypeScript snippets of README.md and docs/*.md', () => {
   it('few are fragments left unchecked (```ts nocheck), each named here', () => {
     // Each needs what this repository does not install or is compiled where it lives:
     expect(skipped.map((s) => `${s.page}:${s.line}`)).toEqual([
-      'docs/telemetry.md:44', // @opentelemetry/sdk-node (the app's OTel SDK; not a dependency here)
+      'docs/telemetry.md:46', // @opentelemetry/sdk-node (the app's OTel SDK; not a dependency here)
       'docs/testing.md:12', // the whole of examples/testing, type-checked there (test/examples)
       'docs/wire-formats.md:206', // @ai-sdk/openai (the app's provider; not installed here)
     ])

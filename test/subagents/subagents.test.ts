@@ -144,6 +144,42 @@ describe('a parent turn whose Agent call runs a child session', () => {
     await kernel.close()
   })
 
+  it("a model port that streams (the SDK's messages.stream) gives the same report and child turn", async () => {
+    api.script({ calls: CHILD_CALLS.slice(0, 1) }, { text: 'The cache could not be removed.' })
+    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const streaming: AgentModel = ({ system, messages, tools, signal }) =>
+      client.messages.stream(
+        {
+          model: 'claude-haiku-4-5',
+          max_tokens: 1024,
+          system,
+          messages: messages as Anthropic.MessageParam[],
+          tools: tools as Anthropic.Tool[],
+        },
+        { signal },
+      )
+    const kernel = createKernel({
+      tools: [...childTools([]), createAgentTool({ model: streaming })],
+      permissions: { deny: ['Remove'] },
+    })
+    const { message } = await kernel.runTurn(agentCall('a1'))
+    expect(message.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'a1', content: 'The cache could not be removed.' },
+    ])
+    expect(api.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true])
+    const child = kernel.log.read().filter((e) => e.parentToolUseId === 'a1' && e.type === 'tool.result')
+    expect(child).toHaveLength(1)
+    // A plain iterable of events, with no finalMessage(), is refused in words.
+    const bare = createKernel({
+      tools: [
+        ...childTools([]),
+        createAgentTool({ model: (async () => (async function* () {})()) as unknown as AgentModel }),
+      ],
+    })
+    const refused = await bare.runTurn(agentCall('a2'))
+    expect(JSON.stringify(refused.message.content)).toContain('finalMessage')
+  })
+
   it("the parent's message equals the one a run without nesting gives", async () => {
     const report = 'Deployed staging; the cache could not be removed.'
     api.script({ calls: CHILD_CALLS }, { text: report })

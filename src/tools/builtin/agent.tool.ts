@@ -33,13 +33,19 @@ export interface AgentModelRequest {
 /**
  * The model the subagent talks to: the app's function, typically `anthropic.messages.create`
  * with its own model name. It returns the assistant message (an Anthropic `Message`: `content`
- * and `stop_reason`).
+ * and `stop_reason`), or a stream that gives it at its end — the SDK's `anthropic.messages.stream`
+ * (anything with `finalMessage()`). A stream is read to its end before the child's calls run.
  *
  * @example
  * const model: AgentModel = ({ system, messages, tools, signal }) =>
  *   anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 4096, system, messages, tools }, { signal })
  */
-export type AgentModel = (request: AgentModelRequest) => Promise<AgentResponse>
+export type AgentModel = (request: AgentModelRequest) => Promise<AgentResponse> | AgentStream
+
+/** A streamed answer of the model port: the SDK's `MessageStream` fits. */
+export interface AgentStream {
+  finalMessage(): Promise<AgentResponse>
+}
 
 /** The model's message as the port returns it (an Anthropic `Message` fits). */
 export interface AgentResponse {
@@ -165,7 +171,9 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
       const messages: AgentMessage[] = [{ role: 'user', content: prompt }]
       const tools = child.apiTools()
       for (let step = 1; step <= limit; step++) {
-        const response = await model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name })
+        const response = await answerOf(
+          model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name }),
+        )
         messages.push({ role: 'assistant', content: response.content })
         if (response.stop_reason !== 'tool_use') return reportOf(response)
         const turn = await child.runTurn(response)
@@ -177,6 +185,26 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
     },
   })
 }
+
+/** The port's message: as returned, or a stream's final one; anything else is refused in words. */
+async function answerOf(returned: Promise<AgentResponse> | AgentStream): Promise<AgentResponse> {
+  const stream = returned as Partial<AgentStream> | null
+  const response: unknown = await (typeof stream?.finalMessage === 'function' ? stream.finalMessage() : returned)
+  if (typeof response !== 'object' || response === null || !Array.isArray((response as AgentResponse).content))
+    throw new TypeError(
+      `the model port returned ${describe(response)}, not a message with content; return the message (messages.create) or a stream with finalMessage() (messages.stream)`,
+    )
+  return response as AgentResponse
+}
+
+const describe = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : Symbol.asyncIterator in Object(value)
+        ? 'a stream without finalMessage()'
+        : typeof value
 
 /** The text of the model's last message: the subagent's report. */
 function reportOf(response: AgentResponse): string {
