@@ -352,7 +352,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
     expect(requests).toHaveLength(1)
     expect(await page.evaluate(() => (globalThis as unknown as G).__violations)).toEqual([])
     expect(await page.$$eval('img', (imgs) => imgs.length)).toBe(0)
-    expect(await page.$$eval('script', (scripts) => scripts.length)).toBe(2)
+    expect(await page.$$eval('script', (scripts) => scripts.length)).toBe(3)
     expect(await texts(page, '.row.call .tool')).toEqual(['Echo', 'Echo', HOSTILE_SCRIPT])
     expect(await texts(page, '.row.call .id')).toContain(`id${HOSTILE_SCRIPT}`)
     await page.click('.row.call[data-call="img"] .label')
