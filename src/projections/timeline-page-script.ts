@@ -289,7 +289,7 @@ document.addEventListener('keydown', function (e) {
 document.getElementById('title').textContent = data.title;
 document.title = data.title;
 document.getElementById('subtitle').textContent = model.calls.length + ' call(s) in ' + model.turns.length +
-  ' turn(s) on one time axis · drag or Shift+wheel to pan, Ctrl+wheel (or wheel over the axis) to zoom, click a call';
+  ' turn(s) on one time axis · drag or Shift+wheel to pan, Ctrl+wheel (or wheel over the axis) to zoom, click a call (or a turn for its messages)';
 fillFilters();
 legend();
 renderSummary(filters);

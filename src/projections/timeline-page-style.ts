@@ -60,7 +60,7 @@ white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,monospace}
 #detail table{border-collapse:collapse;width:100%;font-size:12px}
 #detail td,#detail th{text-align:left;padding:1px 6px 1px 0;vertical-align:top}
 #detail td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-#detail .tools{display:flex;gap:6px;float:right}
+#detail .tools{display:flex;gap:6px;justify-content:flex-end;flex-wrap:wrap}
 #detail .tools button{font:inherit;border:1px solid #d0d7de;border-radius:4px;background:#fff;cursor:pointer}
 .hook{border-left:3px solid var(--hooks);padding-left:8px;margin:6px 0}
 .hook.block,.hook.error{border-color:var(--err)}

@@ -2,9 +2,10 @@
  * The timeline page's event history, a turn's messages and the links into the page, in headless
  * Chromium (chromium-page.ts) on logs of the real kernel (timeline-logs.ts): every event listed,
  * a row's JSON, the filter, the messages beside their turn, `#call=`/`#event=`/`#turn=` fragments
- * and their notice, and hostile logs inert in all of it. Times are reported, never asserted.
+ * and their notice, and hostile logs inert in all of it. Times are reported, never asserted; the
+ * screenshot of an opened event is kept in reports/browser/ (docs/ with UPDATE_SCREENSHOT=1).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +29,7 @@ import {
 import { demoSession, HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
 
 const ARTIFACTS = fileURLToPath(new URL('../../reports/browser/', import.meta.url))
+const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/timeline-history.png', import.meta.url))
 
 describe.skipIf(!chromium)('the timeline page’s event history, messages and links (needs Chromium on PATH)', () => {
   let browser: Browser
@@ -89,6 +91,9 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     expect(JSON.parse(json)).toEqual(permitted)
     expect(await hash(page)).toBe(`#event=${permitted.seq}`)
     expect(await attrs(page, row, 'aria-expanded')).toEqual(['true'])
+    const shot = join(ARTIFACTS, 'timeline-history.png')
+    await page.screenshot({ path: shot })
+    if (process.env.UPDATE_SCREENSHOT === '1') writeFileSync(DOCS_SCREENSHOT, readFileSync(shot))
     await page.click(`${row} td.what`)
     await page.waitForFunction(
       (sel: string) => !(globalThis as unknown as G).document.querySelector(sel),
