@@ -150,6 +150,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
       'tool_result · toolu_write',
       'tool_result · toolu_bad · is_error',
     ])
+    await page.screenshot({ path: join(ARTIFACTS, 'timeline-turn-messages.png') })
     // The turn's row is marked, not selected like a call; a block opens its call.
     expect(await attrs(page, '.row.turn.current', 'data-turn')).toEqual([turnId])
     await page.click('#detail .block.tool_use[data-id="toolu_bad"] button')
