@@ -63,8 +63,8 @@ export function timelineHtml(events: readonly KernelEvent[], title = 'toolkernel
 </head><body>
 <header><h1 id="title"></h1><p id="subtitle"></p></header>
 <div id="summary"></div>
-<nav id="tabs"><button type="button" id="tab-timeline" aria-selected="true">Timeline</button>
-<button type="button" id="tab-history" aria-selected="false">Event history</button>
+<nav id="tabs" role="tablist"><button type="button" role="tab" id="tab-timeline" aria-selected="true">Timeline</button>
+<button type="button" role="tab" id="tab-history" aria-selected="false">Event history</button>
 <span id="notice" role="status" hidden><span id="notice-text"></span>
 <button type="button" id="notice-close" title="dismiss">×</button></span></nav>
 <div id="toolbar">
