@@ -262,7 +262,13 @@ tabEls.timeline.addEventListener('click', function () { showTab('timeline'); });
 tabEls.history.addEventListener('click', function () { showTab('history'); });
 document.getElementById('notice-close').addEventListener('click', hideNotice);
 hTypeEl.addEventListener('change', filterHistory);
-hTextEl.addEventListener('input', filterHistory);
+// Keystrokes that come faster than frames filter once per frame: 10⁵ events are searched per run.
+var hPending = false;
+hTextEl.addEventListener('input', function () {
+  if (hPending) return;
+  hPending = true;
+  requestAnimationFrame(function () { hPending = false; filterHistory(); });
+});
 hRowsEl.addEventListener('click', function (e) {
   var tr = e.target && e.target.closest ? e.target.closest('tr.ev') : null;
   if (tr && !(e.target.closest('button') || e.target.closest('a'))) toggleEvent(tr);

@@ -60,7 +60,8 @@ export function launchChromium(dir: string): Promise<Browser> {
 export async function openTimeline(browser: Browser, file: string, fragment = ''): Promise<Opened> {
   const page = await browser.newPage()
   await page.setViewport({ width: 1400, height: 900 })
-  page.setDefaultTimeout(10_000)
+  // Generous: a 34 MB page on a loaded 2-core machine can take several seconds to parse.
+  page.setDefaultTimeout(30_000)
   const opened = { page, requests: [] as string[], dialogs: [] as string[], errors: [] as string[] }
   page.on('request', (request) => void opened.requests.push(request.url()))
   page.on('dialog', (dialog) => {
