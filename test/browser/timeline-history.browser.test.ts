@@ -253,10 +253,19 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     await waitForText(call.page, '#h-shown', `showing ${events.length} of ${events.length} events`)
     const historyMs = performance.now() - started
     expect(await call.page.$$eval('#h-rows tr.ev', (rows) => rows.length)).toBe(200)
-    await call.page.click('#h-rows tr.more.later button')
-    await call.page.waitForFunction(
-      () => (globalThis as unknown as G).document.querySelector('#h-rows tr.ev[data-i="399"]') !== null,
-    )
+    // The button adds 200 rows; so does scrolling to the end. (A real click would scroll the
+    // button into view and race the scroll's own addition, so the button is pressed in the page.)
+    const drawn = (i: number) =>
+      call.page.waitForFunction(
+        (sel: string) => (globalThis as unknown as G).document.querySelector(sel) !== null,
+        {},
+        `#h-rows tr.ev[data-i="${i}"]`,
+      )
+    await call.page.$eval('#h-rows tr.more.later button', (b) => (b as unknown as { click(): void }).click())
+    await drawn(399)
+    expect(await call.page.$$eval('#h-rows tr.ev', (rows) => rows.length)).toBe(400)
+    await call.page.$eval('#h-scroll', (s) => s.scrollTo(0, s.scrollHeight))
+    await drawn(599)
     const filterStarted = performance.now()
     await call.page.type('#h-text', 'toolu_42_7"')
     const ownEvents = events.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_42_7').length
