@@ -10,6 +10,7 @@
  * (by hash) and no network at all, so even markup that got in could neither run nor load.
  */
 import type { KernelEvent } from '../events/event.schema.js'
+import { projectEventHistory } from './timeline-history.projection.js'
 import { projectTimelineModel } from './timeline-model.projection.js'
 import { TIMELINE_SCRIPT } from './timeline-page-script.js'
 import { TIMELINE_STYLE } from './timeline-page-style.js'
@@ -51,6 +52,8 @@ export function timelinePolicy(): string {
  */
 export function timelineHtml(events: readonly KernelEvent[], title = 'toolkernel timeline'): string {
   const data = jsonForScript({ title, model: projectTimelineModel(events) })
+  // The event history has its own element: the page parses it only when the history is opened.
+  const history = jsonForScript(projectEventHistory(events))
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${timelinePolicy()}">
@@ -60,6 +63,10 @@ export function timelineHtml(events: readonly KernelEvent[], title = 'toolkernel
 </head><body>
 <header><h1 id="title"></h1><p id="subtitle"></p></header>
 <div id="summary"></div>
+<nav id="tabs" role="tablist"><button type="button" role="tab" id="tab-timeline" aria-selected="true">Timeline</button>
+<button type="button" role="tab" id="tab-history" aria-selected="false">Event history</button>
+<span id="notice" role="status" hidden><span id="notice-text"></span>
+<button type="button" id="notice-close" title="dismiss">×</button></span></nav>
 <div id="toolbar">
 <label>Tool <select id="f-tool"></select></label>
 <label>Outcome <select id="f-outcome"></select></label>
@@ -79,7 +86,14 @@ export function timelineHtml(events: readonly KernelEvent[], title = 'toolkernel
 <div id="main"><div id="chart"><div id="axis" title="wheel here to zoom"></div>
 <div id="frame"><div id="grid"></div><div id="rows"><div id="spacer"></div><div id="visible"></div></div></div></div>
 <aside id="detail" aria-live="polite"></aside></div>
+<section id="history" hidden><div id="h-toolbar">
+<label>Type <select id="h-type"></select></label>
+<input id="h-text" type="search" placeholder="filter by seq, id, type or any text in the event" aria-label="filter events">
+<span id="h-shown"></span></div>
+<div id="h-scroll"><table id="h-table"><thead><tr><th>seq</th><th>time</th><th>type</th><th>turn · call</th>
+<th>what happened</th></tr></thead><tbody id="h-rows"></tbody></table></div></section>
 <script type="application/json" id="timeline-data">${data}</script>
+<script type="application/json" id="timeline-events">${history}</script>
 <script>${TIMELINE_SCRIPT}</script>
 </body></html>
 `

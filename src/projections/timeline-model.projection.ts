@@ -10,6 +10,10 @@ import { isPersisted } from '../events/tool-call.steps.js'
 import { describeEvent } from './timeline.projection.js'
 import { callSegments, SEGMENT_KINDS, type Segment, type SegmentKind } from './timeline-segments.js'
 import { summarise, type TimelineSummary } from './timeline-summary.js'
+import { capped } from './timeline-capped.js'
+import { turnMessages, type TurnMessages } from './timeline-history.projection.js'
+
+export { capped, MAX_EMBEDDED_CHARS } from './timeline-capped.js'
 
 /** One event as the detail lists it: seq, milliseconds since the session started, type, what it said. */
 export type TimelineEventRow = [seq: number, t: number, type: KernelEvent['type'], detail: string]
@@ -81,6 +85,8 @@ export interface TimelineTurn {
   depth: number
   /** The turn's own events (start, end, abort, recovery, completion). */
   events: TimelineEventRow[]
+  /** The turn's messages as the log records them: the assistant's tool_use blocks and the tool_result message. */
+  messages: TurnMessages
 }
 
 /** What the timeline page draws: the JSON it embeds. */
@@ -94,9 +100,6 @@ export interface TimelineModel {
   kinds: readonly SegmentKind[]
   summary: TimelineSummary
 }
-
-/** Longest text from the log kept per embedded value: the page stays openable, the log has the rest. */
-export const MAX_EMBEDDED_CHARS = 20_000
 
 /**
  * Projects a log into the timeline model.
@@ -112,10 +115,15 @@ export function projectTimelineModel(events: readonly KernelEvent[]): TimelineMo
   const calls: Array<{ call: TimelineCall; events: KernelEvent[] }> = []
   // Each call's depth in child sessions: a child turn is one deeper than the call it runs under.
   const depthOf = new Map<string, number>()
+  // Each turn's events, for its messages: grouped once, so a long session stays linear.
+  const byTurn = new Map<string, KernelEvent[]>()
   let last = origin
   for (const event of events) {
     last = Math.max(last, event.at)
     const turn = turnOf(turns, event, origin)
+    const own = byTurn.get(event.turnId)
+    if (own === undefined) byTurn.set(event.turnId, [event])
+    else own.push(event)
     if (!('toolUseId' in event)) {
       if (event.type === 'turn.started') {
         ;[turn.mode, turn.maxConcurrency] = [event.mode, event.maxConcurrency]
@@ -143,8 +151,16 @@ export function projectTimelineModel(events: readonly KernelEvent[]): TimelineMo
     record(entry.call, event, origin)
   }
   for (const { call, events: own } of calls) call.segments = callSegments(own, origin)
+  for (const turn of turns.values()) turn.messages = turnMessages(byTurn.get(turn.id) ?? [], turn.id)
   const model = { origin, span: last - origin, turns: [...turns.values()], calls: calls.map((c) => c.call) }
   return { ...model, kinds: SEGMENT_KINDS, summary: summarise(model.calls, events.length, model.turns.length) }
+}
+
+const NO_MESSAGES: TurnMessages = {
+  assistant: { role: 'assistant', content: [] },
+  toolResults: { role: 'user', content: [] },
+  discarded: null,
+  unreadable: [],
 }
 
 function turnOf(turns: Map<string, TimelineTurn>, event: KernelEvent, origin: number): TimelineTurn {
@@ -163,6 +179,7 @@ function turnOf(turns: Map<string, TimelineTurn>, event: KernelEvent, origin: nu
       parent: null,
       depth: 0,
       events: [],
+      messages: NO_MESSAGES,
     }
     turns.set(event.turnId, turn)
   }
@@ -278,20 +295,4 @@ function resultText(content: EventOf<'tool.result'>['block']['content']): string
       return `[${JSON.stringify(part)}]`
     })
     .join('\n')
-}
-
-/**
- * A value from the log, kept whole when its JSON is short; otherwise the start of its JSON text
- * and a note saying how much was cut.
- */
-export function capped(value: unknown): unknown {
-  if (typeof value === 'string') return value.length <= MAX_EMBEDDED_CHARS ? value : cut(value)
-  if (value === null || typeof value !== 'object') return value
-  const json = JSON.stringify(value)
-  return json.length <= MAX_EMBEDDED_CHARS ? value : cut(json)
-}
-
-function cut(text: string): string {
-  const rest = text.length - MAX_EMBEDDED_CHARS
-  return `${text.slice(0, MAX_EMBEDDED_CHARS)}… (${rest} more characters; the log has them all)`
 }

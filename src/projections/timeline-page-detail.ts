@@ -95,13 +95,13 @@ function permissionView(call) {
   return box;
 }
 
-function eventsTable(call) {
+function eventsTable(rows, start, what) {
   var table = el('table');
-  add(table, add(el('tr'), el('th', null, 'seq'), el('th', null, 'session'), el('th', null, 'call'),
+  add(table, add(el('tr'), el('th', null, 'seq'), el('th', null, 'session'), el('th', null, what),
     el('th', null, 'event')));
-  call.events.forEach(function (e) {
+  rows.forEach(function (e) {
     var tr = add(el('tr'), el('td', 'num', e[0]), el('td', 'num', '+' + fmtMs(e[1])),
-      el('td', 'num', '+' + fmtMs(e[1] - call.start)));
+      el('td', 'num', '+' + fmtMs(e[1] - start)));
     var what = add(el('td'), el('div', null, e[2]), el('div', 'id', e[3]));
     table.appendChild(add(tr, what));
   });
@@ -110,12 +110,13 @@ function eventsTable(call) {
 
 function showDetail(call) {
   if (!call) {
-    detailEl.replaceChildren(none('Click a call to see its input, output, hooks, permission and events.'));
+    detailEl.replaceChildren(none('Click a call to see its input, output, hooks, permission and events; click a turn for its messages.'));
     return;
   }
   var turn = model.turns[call.turn];
   var box = document.createDocumentFragment();
   add(box, add(el('div', 'tools'), button('Zoom to call', function () { zoomTo(call.start, call.end); }),
+    turn ? button('Turn messages', function () { showTurn(turn); }) : null,
     button('Close', function () { select(null); })));
   add(box, el('h2', null, call.tool + ' · ' + call.id));
   box.appendChild(facts([
@@ -140,7 +141,7 @@ function showDetail(call) {
   section(box, 'Result for the model', call.result === null ? none('no tool_result in the log') : pre(call.result));
   section(box, 'Hooks', hooksView(call));
   section(box, 'Permission', permissionView(call));
-  section(box, 'Events', eventsTable(call));
+  section(box, 'Events', eventsTable(call.events, call.start, 'call'));
   detailEl.replaceChildren(box);
   detailEl.scrollTop = 0;
 }

@@ -4,6 +4,7 @@
  * selection. Browser JavaScript as a constant string; see timeline-page-detail.ts for the rest.
  */
 import { TIMELINE_SCRIPT_DETAIL } from './timeline-page-detail.js'
+import { TIMELINE_SCRIPT_HISTORY } from './timeline-page-history.js'
 
 const CHART = String.raw`
 var ROW = 24, LABEL = 280, MIN_SPAN = 0.05;
@@ -13,7 +14,7 @@ var axisEl = document.getElementById('axis'), shownEl = document.getElementById(
 var pad = Math.max(model.span * 0.01, 0.5);
 var full = { start: -pad, end: model.span + pad };
 var view = { start: full.start, end: full.end };
-var items = [], selected = null, scheduled = false, drag = null;
+var items = [], selected = null, selectedTurn = null, scheduled = false, drag = null;
 var filters = { tool: document.getElementById('f-tool'), outcome: document.getElementById('f-outcome'),
   turn: document.getElementById('f-turn'), errorClass: document.getElementById('f-class'),
   text: document.getElementById('f-text') };
@@ -104,7 +105,7 @@ function bar(call, w) {
   return b;
 }
 function turnRow(turn, i, w) {
-  var row = rowAt(i, 'turn');
+  var row = rowAt(i, 'turn' + (turn === selectedTurn ? ' current' : ''));
   row.dataset.turn = turn.id;
   var words = ['Turn ' + (turn.n + 1), turn.id, turn.calls + ' call(s)', fmtMs(turn.end - turn.start)];
   if (turn.mode) words.push(turn.mode);
@@ -179,7 +180,9 @@ function applyFilters() {
 }
 function select(call, reveal) {
   selected = call;
+  selectedTurn = null;
   showDetail(call);
+  setFragment(call ? 'call=' + encodeURIComponent(call.id) : '');
   if (call && reveal) {
     var i = items.findIndex(function (it) { return it.call === call; });
     var top = i * ROW, h = rowsEl.clientHeight;
@@ -235,7 +238,7 @@ function rowTarget(target) {
   if (row.dataset.n !== undefined) select(model.calls[Number(row.dataset.n)]);
   else if (row.dataset.turn !== undefined) {
     var t = model.turns.find(function (x) { return x.id === row.dataset.turn; });
-    if (t) zoomTo(t.start, t.end);
+    if (t) { zoomTo(t.start, t.end); showTurn(t); }
   }
 }
 rowsEl.addEventListener('scroll', schedule);
@@ -286,16 +289,18 @@ document.addEventListener('keydown', function (e) {
 document.getElementById('title').textContent = data.title;
 document.title = data.title;
 document.getElementById('subtitle').textContent = model.calls.length + ' call(s) in ' + model.turns.length +
-  ' turn(s) on one time axis · drag or Shift+wheel to pan, Ctrl+wheel (or wheel over the axis) to zoom, click a call';
+  ' turn(s) on one time axis · drag or Shift+wheel to pan, Ctrl+wheel (or wheel over the axis) to zoom, click a call (or a turn for its messages)';
 fillFilters();
 legend();
 renderSummary(filters);
 showDetail(null);
 applyFilters();
+showTab('timeline');
+openFragment();
 render();
 document.body.dataset.ready = 'true';
 performance.mark('timeline-ready');
 `
 
 /** The whole script, run once when the page loads. A constant: its CSP hash is computed once. */
-export const TIMELINE_SCRIPT = `(function () {\n'use strict';\n${TIMELINE_SCRIPT_DETAIL}${CHART}${INPUT}})();\n`
+export const TIMELINE_SCRIPT = `(function () {\n'use strict';\n${TIMELINE_SCRIPT_DETAIL}${CHART}${TIMELINE_SCRIPT_HISTORY}${INPUT}})();\n`

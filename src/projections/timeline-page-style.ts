@@ -9,7 +9,7 @@ export const TIMELINE_STYLE = `
 *{box-sizing:border-box}
 body{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328;background:#fff;
 height:100vh;display:flex;flex-direction:column}
-header,#summary,#toolbar,#legend{flex:none}
+header,#summary,#tabs,#toolbar,#legend{flex:none}
 header{padding:12px 16px 4px}h1{font-size:17px;margin:0}#subtitle{margin:2px 0 0;color:#57606a}
 #summary{display:flex;flex-wrap:wrap;gap:8px 24px;padding:6px 16px 8px;border-bottom:1px solid #d0d7de}
 #summary section{min-width:160px}#summary h2{font-size:12px;text-transform:uppercase;color:#57606a;margin:4px 0}
@@ -60,9 +60,40 @@ white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,monospace}
 #detail table{border-collapse:collapse;width:100%;font-size:12px}
 #detail td,#detail th{text-align:left;padding:1px 6px 1px 0;vertical-align:top}
 #detail td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-#detail .tools{display:flex;gap:6px;float:right}
+#detail .tools{display:flex;gap:6px;justify-content:flex-end;flex-wrap:wrap}
 #detail .tools button{font:inherit;border:1px solid #d0d7de;border-radius:4px;background:#fff;cursor:pointer}
 .hook{border-left:3px solid var(--hooks);padding-left:8px;margin:6px 0}
 .hook.block,.hook.error{border-color:var(--err)}
 .empty{color:#57606a;padding:24px}
+.row.turn.current{background:#ddf4ff}
+#tabs{display:flex;align-items:center;gap:4px;padding:6px 16px 0;border-bottom:1px solid #d0d7de}
+#tabs>button{font:inherit;border:1px solid #d0d7de;border-bottom:0;border-radius:6px 6px 0 0;background:#f6f8fa;
+padding:3px 12px;cursor:pointer;margin-bottom:-1px}
+#tabs>button[aria-selected=true]{background:#fff;font-weight:600}
+#notice{margin-left:12px;padding:2px 8px;background:#fff8c5;border:1px solid #d4a72c;border-radius:4px}
+#notice[hidden]{display:none}#notice button{font:inherit;border:0;background:none;cursor:pointer}
+body[data-tab=history] #toolbar,body[data-tab=history] #legend,body[data-tab=history] #main{display:none}
+#history:not([hidden]){flex:1;min-height:320px;display:flex;flex-direction:column}
+#h-toolbar{display:flex;flex-wrap:wrap;align-items:center;gap:6px 12px;padding:8px 16px;background:#f6f8fa;
+border-bottom:1px solid #d0d7de}#h-toolbar select,#h-toolbar input{font:inherit}#h-text{min-width:320px}
+#h-scroll{flex:1;min-height:0;overflow:auto}
+#h-table{border-collapse:collapse;width:100%;font-size:12px}
+#h-table th{position:sticky;top:0;background:#fff;text-align:left;padding:4px 8px;border-bottom:1px solid #8c959f}
+#h-table td{padding:2px 8px;vertical-align:top;border-bottom:1px solid #eaeef2}
+#h-table td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+#h-table td.type,#h-table td.who{font-family:ui-monospace,monospace;white-space:nowrap}
+#h-table td.what{word-break:break-word}
+#h-table tr.ev{cursor:pointer}#h-table tr.ev:hover{background:rgba(9,105,218,.06)}
+#h-table tr.ev td:first-child::before{content:"▸ ";color:#57606a}
+#h-table tr.ev.open td:first-child::before{content:"▾ "}
+#h-table tr.ev.open{background:rgba(9,105,218,.08)}#h-table tr.ev.target{outline:2px solid #0969da}
+#h-table tr.json td{background:#f6f8fa}
+#h-table pre{margin:0;white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,monospace}
+.json-tools{float:right}
+#h-table tr.more td{text-align:center}
+button.link{font:inherit;border:0;background:none;color:#0969da;cursor:pointer;padding:0;text-align:left}
+#detail .messages .note{color:#57606a;margin:4px 0}
+#detail .block{border-left:3px solid var(--checks);padding-left:8px;margin:6px 0}
+#detail .block.tool_result{border-color:var(--ok)}
+#detail .block-head{margin-bottom:2px}
 `

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { KernelEvent } from '../../src/index.js'
 import { timelineCommand } from '../../src/cli/commands.js'
@@ -16,37 +16,20 @@ import { runDemo } from '../../src/cli/demo.js'
 import { readJsonlFile } from '../../src/index.js'
 import { timelineHtml } from '../../src/projections/timeline-html.projection.js'
 import { chromium } from '../programs.js'
+import {
+  attrs,
+  clickCall,
+  type G,
+  launchChromium,
+  type Opened,
+  openTimeline,
+  texts,
+  waitForText,
+} from './chromium-page.js'
 import { demoSession, HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
 
 const ARTIFACTS = fileURLToPath(new URL('../../reports/browser/', import.meta.url))
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/timeline.png', import.meta.url))
-
-/**
- * The browser globals the page functions below use, typed here because the project compiles
- * without the DOM library. The functions run in the page: the casts vanish, `globalThis` stays.
- */
-interface G {
-  document: {
-    querySelector(
-      selector: string,
-    ): { getBoundingClientRect(): { width: number; right: number }; textContent: string | null } | null
-    addEventListener(type: string, listener: (event: { violatedDirective: string }) => void): void
-  }
-  getComputedStyle(element: unknown): { backgroundColor: string }
-  __pwned?: unknown
-  __violations: string[]
-}
-
-interface Opened {
-  page: Page
-  /** Every request the page made (only its own file is allowed). */
-  requests: string[]
-  dialogs: string[]
-  errors: string[]
-  /** Milliseconds from navigation to the page's `timeline-ready` mark, and wall time to ready. */
-  readyMark: number
-  wallMs: number
-}
 
 describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromium on PATH)', () => {
   let browser: Browser
@@ -57,22 +40,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
     dir = mkdtempSync(join(tmpdir(), 'toolkernel-timeline-browser-'))
     mkdirSync(ARTIFACTS, { recursive: true })
     demo = await demoSession(join(dir, 'results'))
-    browser = await puppeteer.launch({
-      executablePath: chromium as string,
-      headless: false, // --headless is in args, as given, rather than puppeteer's choice of mode
-      pipe: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${join(dir, 'profile')}`,
-      ],
-    })
+    browser = await launchChromium(dir)
   }, 60_000)
 
   afterAll(async () => {
@@ -83,34 +51,9 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   async function open(events: readonly KernelEvent[] | { file: string }, name: string): Promise<Opened> {
     const file = 'file' in events ? events.file : join(dir, `${name}.html`)
     if (!('file' in events)) writeFileSync(file, timelineHtml(events, `toolkernel timeline — ${name}`))
-    const page = await browser.newPage()
-    await page.setViewport({ width: 1400, height: 900 })
-    page.setDefaultTimeout(10_000)
-    const opened = { page, requests: [] as string[], dialogs: [] as string[], errors: [] as string[] }
-    page.on('request', (request) => void opened.requests.push(request.url()))
-    page.on('dialog', (dialog) => {
-      opened.dialogs.push(dialog.message())
-      void dialog.dismiss()
-    })
-    page.on('pageerror', (error) => void opened.errors.push(String(error)))
-    // Anything the policy refused would show up here: there must be nothing to refuse.
-    await page.evaluateOnNewDocument(() => {
-      const w = globalThis as unknown as G
-      w.__violations = []
-      w.document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(e.violatedDirective))
-    })
-    const started = performance.now()
-    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' })
-    await page.waitForSelector('body[data-ready="true"]')
-    const wallMs = performance.now() - started
-    const readyMark = await page.evaluate(() => performance.getEntriesByName('timeline-ready')[0]?.startTime ?? -1)
-    return { ...opened, readyMark, wallMs }
+    return openTimeline(browser, file)
   }
 
-  const texts = (page: Page, selector: string) =>
-    page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ''))
-  const attrs = (page: Page, selector: string, name: string) =>
-    page.$$eval(selector, (nodes, n) => nodes.map((node) => node.getAttribute(n) ?? ''), name)
   const box = async (page: Page, selector: string) => {
     const handle = await page.$(selector)
     const b = await handle?.boundingBox()
@@ -135,29 +78,6 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
       id,
       want,
     )
-  /** Waits until the element's text is `text` (null: until there is no such element). */
-  const waitForText = (page: Page, selector: string, text: string | null) =>
-    page.waitForFunction(
-      (sel: string, want: string | null) =>
-        ((globalThis as unknown as G).document.querySelector(sel)?.textContent ?? null) === want,
-      {},
-      selector,
-      text,
-    )
-  // Rows are drawn lazily and redrawn when the detail opens: a row found just before a redraw
-  // is detached by the time it is clicked, so find it again (a machine under load shows this).
-  const clickCall = async (page: Page, id: string): Promise<void> => {
-    const selector = `.row.call[data-call="${id}"] .label`
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await page.click(selector)
-        return
-      } catch (error) {
-        if (attempt >= 4 || !/detached/i.test(String(error))) throw error
-        await page.waitForSelector(selector)
-      }
-    }
-  }
   const detail = (page: Page) => page.$eval('#detail', (node) => node.textContent ?? '')
 
   it('one time axis with tick labels, turns on it in order, each call a bar split into segments, by outcome', async () => {
@@ -352,7 +272,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
     expect(requests).toHaveLength(1)
     expect(await page.evaluate(() => (globalThis as unknown as G).__violations)).toEqual([])
     expect(await page.$$eval('img', (imgs) => imgs.length)).toBe(0)
-    expect(await page.$$eval('script', (scripts) => scripts.length)).toBe(2)
+    expect(await page.$$eval('script', (scripts) => scripts.length)).toBe(3)
     expect(await texts(page, '.row.call .tool')).toEqual(['Echo', 'Echo', HOSTILE_SCRIPT])
     expect(await texts(page, '.row.call .id')).toContain(`id${HOSTILE_SCRIPT}`)
     await page.click('.row.call[data-call="img"] .label')

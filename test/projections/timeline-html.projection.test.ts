@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { projectEventHistory } from '../../src/projections/timeline-history.projection.js'
 import { jsonForScript, timelineHtml, timelinePolicy } from '../../src/projections/timeline-html.projection.js'
 import type { TimelineModel } from '../../src/projections/timeline-model.projection.js'
 import { TIMELINE_SCRIPT } from '../../src/projections/timeline-page-script.js'
@@ -22,22 +23,23 @@ function data(html: string): { title: string; model: TimelineModel } {
 
 describe('timelineHtml', () => {
   it('embeds tool names, ids, turn ids and the title as JSON that no log text can break out of', () => {
-    const html = timelineHtml(
-      stamp(
-        { type: 'turn.started', turnId: HOSTILE, mode: 'batch', maxConcurrency: 1 },
-        requested(HOSTILE, HOSTILE, 0, HOSTILE, { [HOSTILE]: HOSTILE }),
-        result(HOSTILE, HOSTILE, HOSTILE),
-      ),
-      HOSTILE,
+    const events = stamp(
+      { type: 'turn.started', turnId: HOSTILE, mode: 'batch', maxConcurrency: 1 },
+      requested(HOSTILE, HOSTILE, 0, HOSTILE, { [HOSTILE]: HOSTILE }),
+      result(HOSTILE, HOSTILE, HOSTILE),
     )
-    // Exactly the page's own two script elements, and no markup from the log anywhere.
-    expect(html.match(/<script/g)).toHaveLength(2)
-    expect(html.match(/<\/script>/g)).toHaveLength(2)
+    const html = timelineHtml(events, HOSTILE)
+    // Exactly the page's own three script elements (model, event history, code), and no markup from the log anywhere.
+    expect(html.match(/<script/g)).toHaveLength(3)
+    expect(html.match(/<\/script>/g)).toHaveLength(3)
     expect(html).not.toContain('<img')
     expect(html).not.toContain('<!--')
     const raw = /id="timeline-data">([^]*?)<\/script>/.exec(html)?.[1] ?? ''
     expect(raw).not.toMatch(/[<>&\u2028\u2029]/)
     expect(raw).toContain('\\u003c/script\\u003e')
+    const history = /id="timeline-events">([^]*?)<\/script>/.exec(html)?.[1] ?? ''
+    expect(history).not.toMatch(/[<>&\u2028\u2029]/)
+    expect(JSON.parse(history)).toEqual(projectEventHistory(events))
     expect(html).toContain(`<title>&#60;/script&#62;&#60;script&#62;alert(&#34;x&#34;)`)
     const { title, model } = data(html)
     expect(title).toBe(HOSTILE)
