@@ -62,6 +62,10 @@ const problem =
 if (problem !== undefined) console.warn(`consumers: skipped — ${problem}`)
 const requireCondition = typeof pkg.exports['.'] === 'object' && pkg.exports['.'].require !== undefined
 
+// A consumer's type-check is a whole tsc run: ~20 s on a quiet 2-core machine, over two minutes
+// beside a loaded suite. The bound catches a hang, not a slow machine.
+const CONSUMER_MS = 300_000
+
 let work: string
 let tarball: string
 let xstateErrors = -1
@@ -74,7 +78,7 @@ beforeAll(() => {
     env: { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' },
   })
   tarball = join(work, (JSON.parse(out) as Array<{ filename: string }>)[0]?.filename ?? '')
-}, 120_000)
+}, CONSUMER_MS)
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 })
@@ -100,7 +104,7 @@ function typecheck(dir: string): string[] {
   const run = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
     cwd: dir,
     encoding: 'utf8',
-    timeout: 110_000,
+    timeout: CONSUMER_MS - 10_000,
   })
   return `${run.stdout}${run.stderr}`
     .split(/\n(?=\S)/)
@@ -134,23 +138,35 @@ describe.skipIf(problem !== undefined)('consumer projects against the packed tar
     })
   })
 
-  it('node16 ESM: the README examples type-check (skipLibCheck false) and the package runs', () => {
-    const dir = install('node16-esm')
-    const errors = typecheck(dir)
-    expect(own(errors)).toEqual([])
-    xstateErrors = errors.filter((error) => XSTATE.test(error)).length
-    const run = spawnSync(process.execPath, ['run.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
-    expect(run.stderr).toBe('')
-    expect(JSON.parse(run.stdout)).toMatchObject({ role: 'user', content: [{ tool_use_id: 'toolu_1' }] })
-  }, 120_000)
+  it(
+    'node16 ESM: the README examples type-check (skipLibCheck false) and the package runs',
+    () => {
+      const dir = install('node16-esm')
+      const errors = typecheck(dir)
+      expect(own(errors)).toEqual([])
+      xstateErrors = errors.filter((error) => XSTATE.test(error)).length
+      const run = spawnSync(process.execPath, ['run.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
+      expect(run.stderr).toBe('')
+      expect(JSON.parse(run.stdout)).toMatchObject({ role: 'user', content: [{ tool_use_id: 'toolu_1' }] })
+    },
+    CONSUMER_MS,
+  )
 
-  it('bundler resolution: the same examples type-check', () => {
-    expect(own(typecheck(install('bundler')))).toEqual([])
-  }, 120_000)
+  it(
+    'bundler resolution: the same examples type-check',
+    () => {
+      expect(own(typecheck(install('bundler')))).toEqual([])
+    },
+    CONSUMER_MS,
+  )
 
-  it('CommonJS: import() and resolution-mode types type-check', () => {
-    expect(own(typecheck(install('commonjs')))).toEqual([])
-  }, 120_000)
+  it(
+    'CommonJS: import() and resolution-mode types type-check',
+    () => {
+      expect(own(typecheck(install('commonjs')))).toEqual([])
+    },
+    CONSUMER_MS,
+  )
 
   // The public .d.ts never reach xstate's (whose declarations fail under exactOptionalPropertyTypes
   // with skipLibCheck: false): the turn's public types live apart, the internals are stripped.

@@ -45,7 +45,7 @@ function installExample(): string {
 describe.skipIf(!built)('examples/testing against the packed library', () => {
   it(
     'type-checks under strict; passes for the good configuration and catches each planted mistake',
-    { timeout: 180_000 },
+    { timeout: 400_000 },
     () => {
       const project = installExample()
       const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {
@@ -55,7 +55,7 @@ describe.skipIf(!built)('examples/testing against the packed library', () => {
       const vitest = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
         cwd: project,
         encoding: 'utf8',
-        timeout: 150_000,
+        timeout: 300_000,
       })
       expect(vitest.status, vitest.stdout + vitest.stderr).toBe(0)
       // The good configuration passes; each of the four planted mistakes is caught (its test passes).
