@@ -14,6 +14,7 @@ import type {
   ToolSandboxes,
 } from './ports/sandbox.port.js'
 import { isAbsolute } from 'node:path'
+import type { RuleSet, SandboxedCalls } from './permissions/ruleset.js'
 
 export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'off']
 
@@ -105,4 +106,40 @@ export function buildSandboxes(
   const kernel = make({ mode: config.mode, network: config.network, writable: config.writable })
   const own = new Map(Object.entries(config.tools ?? {}).map(([name, policy]) => [name, make(policy)]))
   return { kernel, tools: { forTool: (name) => own.get(name) ?? kernel } }
+}
+
+/**
+ * The rules, told which tools' calls run in the sandbox (`allowSandboxed`, docs/decisions/
+ * permissions.md, 163): a tool whose sandbox mode is not `off` and whose sandbox's check of the
+ * machine has not failed. No sandboxes (none configured): `allowSandboxed` rules allow nothing.
+ */
+export function withSandboxed(rules: RuleSet, sandboxes: ToolSandboxes | undefined): RuleSet {
+  if (sandboxes === undefined || !rules.allow.some((rule) => rule.sandboxedOnly === true)) return rules
+  let calls = known.get(sandboxes)
+  if (calls === undefined) known.set(sandboxes, (calls = sandboxedCalls(sandboxes)))
+  return { ...rules, sandboxed: calls }
+}
+
+/** One answer per kernel's sandboxes, whichever scope (the kernel's, a child's) asks. */
+const known = new WeakMap<ToolSandboxes, SandboxedCalls>()
+
+function sandboxedCalls(sandboxes: ToolSandboxes): SandboxedCalls {
+  // Each sandbox's check once it has answered: undefined (it works) or why it cannot run. The check
+  // is the one the first sandboxed process runs anyway (cached by the provider); asking starts it.
+  const answers = new WeakMap<Sandbox, string | undefined>()
+  const asked = new WeakSet<Sandbox>()
+  return {
+    runs(tool) {
+      const sandbox = sandboxes.forTool(tool)
+      if (sandbox.policy.mode === 'off') return false
+      if (!asked.has(sandbox)) {
+        asked.add(sandbox)
+        void sandbox.check().then(
+          (problem) => answers.set(sandbox, problem),
+          (error: unknown) => answers.set(sandbox, String(error)),
+        )
+      }
+      return answers.get(sandbox) === undefined
+    },
+  }
 }

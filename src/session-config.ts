@@ -13,7 +13,7 @@ import { TOOLKERNEL_VERSION } from './version.js'
 export interface SessionSettings {
   tools: readonly Tool[]
   cwd: string
-  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; allowSandboxed?: string[] }
   hooks: HooksConfig | undefined
   /** The app gave canUseTool. */
   asks: boolean
@@ -31,14 +31,14 @@ export interface SessionSettings {
 }
 
 export function sessionConfigured(turnId: string, settings: SessionSettings): KernelEventInput {
-  const { mode, allow, ask, deny } = settings.permissions
+  const { mode, allow, ask, deny, allowSandboxed } = settings.permissions
   return {
     type: 'session.configured',
     turnId,
     toolkernel: TOOLKERNEL_VERSION,
     cwd: settings.cwd,
     mode,
-    rules: { allow, ask, deny },
+    rules: { allow, ask, deny, ...(allowSandboxed !== undefined && { allowSandboxed }) },
     limits: {
       maxConcurrency: settings.maxConcurrency,
       messageBudgetChars: settings.messageBudgetChars,
