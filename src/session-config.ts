@@ -75,13 +75,16 @@ function timingLimits(timing: SessionSettings['timing']): { toolTimeoutMs?: numb
   return { toolTimeoutMs: ms, timeoutGraceMs: timing.graceMs }
 }
 
-type PolicyRecord = { mode: string; network: string; writable: string[] }
+type PolicyRecord = { mode: string; network: string; writable: string[]; allowDomains?: string[] }
 
 /** The sandbox as the log keeps it: each policy's mode, network and writable paths (and each tool's). */
 function sandboxSummary(config: SandboxConfig): PolicyRecord & { tools?: Record<string, PolicyRecord> } {
   const record = (policy: SandboxPolicy): PolicyRecord => ({
     mode: policy.mode,
-    network: policy.network,
+    // { allowDomains } is kept as network 'allowDomains' and the list beside it (sandboxOptionsOf reads it back).
+    ...(typeof policy.network === 'object'
+      ? { network: 'allowDomains', allowDomains: [...policy.network.allowDomains] }
+      : { network: policy.network }),
     writable: [...policy.writable],
   })
   const tools = config.tools

@@ -188,8 +188,18 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
         mode: z.string(),
         network: z.string(),
         writable: z.array(z.string()),
+        /** With network 'allowDomains': the domains its proxy lets through. */
+        allowDomains: z.array(z.string()).optional(),
         tools: z
-          .record(z.string(), z.object({ mode: z.string(), network: z.string(), writable: z.array(z.string()) }))
+          .record(
+            z.string(),
+            z.object({
+              mode: z.string(),
+              network: z.string(),
+              writable: z.array(z.string()),
+              allowDomains: z.array(z.string()).optional(),
+            }),
+          )
           .optional(),
       })
       .optional(),
