@@ -146,8 +146,9 @@ export interface KernelOptions {
   environment?: ChildEnvironmentOptions
   /**
    * An OS sandbox for Bash and command hooks (docs/sandbox.md): `mode` `read-only`,
-   * `workspace-write` or `off`; `network` `'off'` (default) or `'on'`; more `writable` paths; a
-   * tool's own settings in `tools`. Where it cannot run (no bubblewrap), calls fail, never unsandboxed.
+   * `workspace-write` or `off`; `network` `'off'` (default), `'on'` or `{ allowDomains }` (through a
+   * proxy); more `writable` paths; a tool's own settings in `tools`. Where it cannot run (no
+   * bubblewrap), calls fail, never unsandboxed.
    */
   sandbox?: SandboxOptions
   /**
