@@ -35,7 +35,7 @@ export interface Scope {
   readonly tools: () => readonly Tool[]
   readonly rules: RuleSet
   /** The rules as written (recorded in turn.started), the mode as it is now. */
-  permissions(): { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
+  permissions(): { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[]; allowSandboxed?: string[] }
   mode(): PermissionMode
   readonly services: CallServices
 }
@@ -75,7 +75,12 @@ export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs)
   const allow = own.allow ?? written.allow
   const ask = [...written.ask, ...(own.ask ?? [])]
   const deny = [...written.deny, ...(own.deny ?? [])]
-  const compiled = compileRules({ allow, ask, deny }, parent.tools(), inputs.judge)
+  // A child that takes its parent's allow rules takes its allowSandboxed ones too, and the same sandbox.
+  const allowSandboxed = own.allow === undefined ? (written.allowSandboxed ?? []) : []
+  const compiled = {
+    ...compileRules({ allow, ask, deny, allowSandboxed }, parent.tools(), inputs.judge),
+    sandboxed: parent.rules.sandboxed,
+  }
   const rules: RuleSet =
     own.allow === undefined ? { ...compiled, within: parent.rules.within } : { ...compiled, within: parent.rules }
   const mode = (): PermissionMode => {

@@ -35,7 +35,7 @@ export const KERNEL_OPTIONS = [
 
 /** The nested option objects of `createKernel`, by option. */
 export const KERNEL_NESTED_OPTIONS = {
-  permissions: ['mode', 'allow', 'ask', 'deny', 'protect'],
+  permissions: ['mode', 'allow', 'ask', 'deny', 'protect', 'allowSandboxed'],
   lease: ['owner', 'ttlMs', 'waitMs'],
   environment: ['allow', 'set', 'from'],
   ports: ['clock', 'ids', 'fs', 'processes', 'search', 'web', 'hookRunner', 'sandbox'],

@@ -65,7 +65,13 @@ import { createProcessRunner } from './adapters/process-runner.js'
 import { createBackgroundShells } from './adapters/background-shells.js'
 import type { ChildEnvironmentOptions } from './adapters/child-environment.js'
 import type { SandboxProvider } from './ports/sandbox.port.js'
-import { buildSandboxes, checkSandboxOptions, type SandboxConfig, type SandboxOptions } from './sandbox-config.js'
+import {
+  buildSandboxes,
+  checkSandboxOptions,
+  withSandboxed,
+  type SandboxConfig,
+  type SandboxOptions,
+} from './sandbox-config.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import { checkApiToolsOptions, checkKernelOptions, checkTurnOptions } from './kernel-options.js'
 import type { Tool } from './tools/tool.types.js'
@@ -140,8 +146,9 @@ export interface KernelOptions {
   environment?: ChildEnvironmentOptions
   /**
    * An OS sandbox for Bash and command hooks (docs/sandbox.md): `mode` `read-only`,
-   * `workspace-write` or `off`; `network` `'off'` (default) or `'on'`; more `writable` paths; a
-   * tool's own settings in `tools`. Where it cannot run (no bubblewrap), calls fail, never unsandboxed.
+   * `workspace-write` or `off`; `network` `'off'` (default), `'on'` or `{ allowDomains }` (through a
+   * proxy); more `writable` paths; a tool's own settings in `tools`. Where it cannot run (no
+   * bubblewrap), calls fail, never unsandboxed.
    */
   sandbox?: SandboxOptions
   /**
@@ -468,7 +475,7 @@ export function createKernelInternals(
   // Child sessions (docs/subagents.md): each child turn's scope and the turn its parent call is in.
   const root: Scope = {
     tools: () => config.registry.tools,
-    rules: config.rules,
+    rules: withSandboxed(config.rules, services.ports.sandbox),
     permissions: () => ({ ...config.permissions, mode: session.mode }),
     mode: () => session.mode,
     services,
@@ -722,7 +729,7 @@ interface KernelConfig {
   judge: PathJudge
   rules: RuleSet
   /** The rules as written, recorded in the log for replay. */
-  permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[] }
+  permissions: { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[]; allowSandboxed?: string[] }
   approvals: 'park' | 'deny'
   /** Deadlines (docs/design.md §Deadlines and retries). */
   timing: { defaultTimeoutMs: number | undefined; graceMs: number }
@@ -775,6 +782,9 @@ function resolveConfig(options: KernelOptions): KernelConfig {
       allow: [...(options.permissions?.allow ?? [])],
       ask: [...(options.permissions?.ask ?? [])],
       deny: [...(options.permissions?.deny ?? [])],
+      ...(options.permissions?.allowSandboxed !== undefined && {
+        allowSandboxed: [...options.permissions.allowSandboxed],
+      }),
     },
   }
 }
@@ -846,7 +856,7 @@ function buildServices(
         ...(sandboxes !== undefined ? { sandbox: sandboxes.kernel } : {}),
       }),
     permissions: createPermissionPolicy({
-      rules,
+      rules: withSandboxed(rules, sandboxes?.tools),
       // Read per decision: the current mode, not the configured one (docs/session-context.md).
       get mode() {
         return session.mode

@@ -49,8 +49,9 @@ export interface McpOptions {
   /** Answers servers' elicitation requests; without it, the client does not offer elicitation. */
   elicit?: McpElicitHandler
   /**
-   * The largest JSON-RPC message a stdio server may send, in bytes. Default 64 MiB. A larger one
-   * is never parsed: the call gets `mcp_protocol` and the server is restarted.
+   * The largest JSON-RPC message a server may send, in bytes (stdio: one line; HTTP: one body, or
+   * one event of an event stream). Default 64 MiB. A larger one is never parsed: the call gets
+   * `mcp_protocol` and the server is restarted.
    */
   maxMessageBytes?: number
   clientInfo?: { name: string; version: string }

@@ -13,7 +13,7 @@ import { TOOLKERNEL_VERSION } from './version.js'
 export interface SessionSettings {
   tools: readonly Tool[]
   cwd: string
-  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
+  permissions: { mode: string; allow: string[]; ask: string[]; deny: string[]; allowSandboxed?: string[] }
   hooks: HooksConfig | undefined
   /** The app gave canUseTool. */
   asks: boolean
@@ -31,14 +31,14 @@ export interface SessionSettings {
 }
 
 export function sessionConfigured(turnId: string, settings: SessionSettings): KernelEventInput {
-  const { mode, allow, ask, deny } = settings.permissions
+  const { mode, allow, ask, deny, allowSandboxed } = settings.permissions
   return {
     type: 'session.configured',
     turnId,
     toolkernel: TOOLKERNEL_VERSION,
     cwd: settings.cwd,
     mode,
-    rules: { allow, ask, deny },
+    rules: { allow, ask, deny, ...(allowSandboxed !== undefined && { allowSandboxed }) },
     limits: {
       maxConcurrency: settings.maxConcurrency,
       messageBudgetChars: settings.messageBudgetChars,
@@ -75,13 +75,16 @@ function timingLimits(timing: SessionSettings['timing']): { toolTimeoutMs?: numb
   return { toolTimeoutMs: ms, timeoutGraceMs: timing.graceMs }
 }
 
-type PolicyRecord = { mode: string; network: string; writable: string[] }
+type PolicyRecord = { mode: string; network: string; writable: string[]; allowDomains?: string[] }
 
 /** The sandbox as the log keeps it: each policy's mode, network and writable paths (and each tool's). */
 function sandboxSummary(config: SandboxConfig): PolicyRecord & { tools?: Record<string, PolicyRecord> } {
   const record = (policy: SandboxPolicy): PolicyRecord => ({
     mode: policy.mode,
-    network: policy.network,
+    // { allowDomains } is kept as network 'allowDomains' and the list beside it (sandboxOptionsOf reads it back).
+    ...(typeof policy.network === 'object'
+      ? { network: 'allowDomains', allowDomains: [...policy.network.allowDomains] }
+      : { network: policy.network }),
     writable: [...policy.writable],
   })
   const tools = config.tools

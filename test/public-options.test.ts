@@ -171,7 +171,7 @@ describe('the kernel', () => {
 
   it('createKernel refuses unknown nested options too', () => {
     expect(() => main.createKernel({ tools: [Echo], permissions: { mode: 'default', allowed: [] } as never })).toThrow(
-      'createKernel: permissions: unknown option "allowed" (it takes: mode, allow, ask, deny, protect)',
+      'createKernel: permissions: unknown option "allowed" (it takes: mode, allow, ask, deny, protect, allowSandboxed)',
     )
     expect(() => main.createKernel({ tools: [Echo], deferral: { threshold: 3 } as never })).toThrow(
       /createKernel: deferral: unknown option "threshold"/,

@@ -24,6 +24,7 @@ import { execFile } from 'node:child_process'
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs'
 import { delimiter, isAbsolute, join, sep } from 'node:path'
 import type { Sandbox, SandboxPolicy, SandboxProvider, SandboxScope } from '../ports/sandbox.port.js'
+import { createDomainProxy, FORWARDER, SANDBOX_PROXY_PORT, type DomainProxy } from './domain-proxy.js'
 
 /** How the bubblewrap adapter finds its program. */
 export interface BubblewrapOptions {
@@ -62,6 +63,8 @@ export function createBubblewrap(options: BubblewrapOptions = {}): SandboxProvid
     name: 'bubblewrap',
     create(policy, scope) {
       if (policy.mode === 'off') return unsandboxed(policy)
+      const network = policy.network
+      if (typeof network === 'object') return proxied(policy, scope, network.allowDomains)
       return {
         policy,
         check,
@@ -72,6 +75,49 @@ export function createBubblewrap(options: BubblewrapOptions = {}): SandboxProvid
       }
     },
   }
+
+  /**
+   * `network: { allowDomains }`: the proxy starts with the sandbox's check (once), its socket's
+   * directory is bound in, and the command runs under the forwarder (docs/decisions/processes.md, 164).
+   */
+  function proxied(policy: SandboxPolicy, scope: SandboxScope, domains: readonly string[]): Sandbox {
+    let proxy: DomainProxy | undefined
+    let ready: Promise<string | undefined> | undefined
+    const started = (): Promise<string | undefined> =>
+      (ready ??= check().then(async (problem) => {
+        if (problem !== undefined) return problem
+        try {
+          proxy = createDomainProxy(domains)
+          await proxy.start()
+          return undefined
+        } catch (error) {
+          return `the sandbox's network proxy could not start (${error instanceof Error ? error.message : String(error)})`
+        }
+      }))
+    return {
+      policy,
+      check: started,
+      wrap(command, cwd) {
+        // check() has passed before any wrap (the runners await it), so the proxy is there.
+        const dir = proxy?.dir ?? '/nonexistent/toolkernel-proxy'
+        const socket = proxy?.socket ?? `${dir}/proxy.sock`
+        return {
+          file: resolved ?? program,
+          args: [
+            ...bubblewrapArgs(policy, scope, cwd, ['--ro-bind', dir, dir]),
+            '--',
+            process.execPath,
+            '-e',
+            FORWARDER,
+            socket,
+            String(SANDBOX_PROXY_PORT),
+            command.file,
+            ...command.args,
+          ],
+        }
+      },
+    }
+  }
 }
 
 /** Mode `off`: commands run as they are, and nothing needs checking. */
@@ -80,8 +126,13 @@ export function unsandboxed(policy: SandboxPolicy): Sandbox {
 }
 
 /** bwrap's options for one command in `cwd` (before `--` and the command). */
-export function bubblewrapArgs(policy: SandboxPolicy, scope: SandboxScope, cwd: string): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp']
+export function bubblewrapArgs(
+  policy: SandboxPolicy,
+  scope: SandboxScope,
+  cwd: string,
+  extra: readonly string[] = [],
+): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', ...extra]
   const roots = visibleRoots(policy, scope, cwd)
   const write = policy.mode === 'workspace-write'
   for (const root of roots) args.push(write ? '--bind' : '--ro-bind', root, root)
@@ -89,7 +140,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, scope: SandboxScope, cwd: 
   // Run as root, bwrap keeps every capability unless told otherwise: the command could remount the
   // read-only root writable (a test row did). Dropped always; for other users it is bwrap's default.
   args.push('--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--die-with-parent')
-  if (policy.network === 'off') args.push('--unshare-net')
+  // 'off', and { allowDomains } too: the only way out is then the proxy's socket, bound in above.
+  if (policy.network !== 'on') args.push('--unshare-net')
   args.push('--chdir', cwd)
   return args
 }

@@ -21,7 +21,8 @@ import { McpCallError } from '../mcp/errors.js'
 import type { McpElicitHandler } from '../mcp/elicitation.js'
 import { answerElicitation } from '../mcp/elicitation.js'
 import { sdkFailure } from './mcp-sdk-errors.js'
-import { McpStdioTransport, settlesWithin } from './mcp-stdio.transport.js'
+import { cappedFetch } from './mcp-http-cap.js'
+import { DEFAULT_MAX_MESSAGE_BYTES, McpStdioTransport, settlesWithin } from './mcp-stdio.transport.js'
 
 export interface McpConnectionOptions {
   readonly server: string
@@ -35,7 +36,7 @@ export interface McpConnectionOptions {
   readonly connectTimeoutMs: number
   readonly restart: { readonly initialDelayMs: number; readonly maxDelayMs: number }
   readonly elicit?: McpElicitHandler
-  /** The largest JSON-RPC message a stdio server may send, in bytes (default 64 MiB). */
+  /** The largest JSON-RPC message a server may send (stdio or HTTP), in bytes (default 64 MiB). */
   readonly maxMessageBytes?: number
 }
 
@@ -43,6 +44,8 @@ interface Live {
   readonly client: Client
   readonly transport: Transport
   readonly stdio: McpStdioTransport | undefined
+  /** Over HTTP: why the server's last answer was cut at the size cap, if it was (a protocol break). */
+  readonly breach: { reason?: string }
 }
 
 /** Opens a connection and starts connecting in the background. */
@@ -227,12 +230,19 @@ class SdkConnection implements McpConnection {
             this.options.cwd,
             this.options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.options.maxMessageBytes },
           )
+    const breach: { reason?: string } = {}
+    const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
     const transport: Transport =
       stdio ??
       new StreamableHTTPClientTransport(new URL((config as { url: string }).url), {
         requestInit: { headers: (config as { headers?: Record<string, string> }).headers ?? {} },
+        // The cap is enforced as the bytes arrive; a breach drops the connection, as on stdio.
+        fetch: cappedFetch(max, (reason) => {
+          breach.reason ??= reason
+          void client.close().catch(() => undefined)
+        }),
       })
-    const live: Live = { client, transport, stdio }
+    const live: Live = { client, transport, stdio, breach }
     client.onclose = () => this.lost(live)
     client.onerror = (error) => {
       if (stdio === undefined) void this.probe(live, error)
@@ -253,7 +263,7 @@ class SdkConnection implements McpConnection {
     if (this.current !== live || this.status !== 'ready') return
     const stdio = live.stdio
     const exit = stdio?.exit()
-    const protocol = stdio?.fault()
+    const protocol = stdio?.fault() ?? live.breach.reason
     this.fault =
       protocol !== undefined
         ? `it broke the protocol: ${protocol}`
@@ -302,6 +312,9 @@ class SdkConnection implements McpConnection {
   }
 
   private async classify(error: unknown, live: Live, signal: AbortSignal): Promise<McpCallError> {
+    const breach = live.breach.reason
+    if (breach !== undefined && !signal.aborted)
+      return new McpCallError('mcp_protocol', errors.protocolText(this.server, breach), true)
     const failure = sdkFailure(error, this.server, this.options, signal.aborted)
     if (failure !== 'connection_lost') return failure
     await this.settled(live)
@@ -350,6 +363,7 @@ class SdkConnection implements McpConnection {
   }
 
   private connectFailure(error: unknown, live: Live): string {
+    if (live.breach.reason !== undefined) return live.breach.reason
     const exit = live.stdio?.exit()
     if (exit !== undefined) return `${errors.describeExit(exit)}${errors.stderrNote(exit.stderr)}`
     return error instanceof Error ? error.message : String(error)

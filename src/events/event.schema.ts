@@ -108,7 +108,14 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     cwd: z.string().optional(),
     /** The permission mode and rules in force, so a log replays with the configuration it was recorded with. */
     permissions: z
-      .object({ mode: z.string(), allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) })
+      .object({
+        mode: z.string(),
+        allow: z.array(z.string()),
+        ask: z.array(z.string()),
+        deny: z.array(z.string()),
+        /** Allow rules that hold only for calls run in the OS sandbox (issue 30). */
+        allowSandboxed: z.array(z.string()).optional(),
+      })
       .optional(),
     /**
      * A child turn (docs/subagents.md): the parent call's turn, the tools the child may call and
@@ -139,7 +146,13 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     toolkernel: z.string(),
     cwd: z.string(),
     mode: z.string(),
-    rules: z.object({ allow: z.array(z.string()), ask: z.array(z.string()), deny: z.array(z.string()) }),
+    rules: z.object({
+      allow: z.array(z.string()),
+      ask: z.array(z.string()),
+      deny: z.array(z.string()),
+      /** Allow rules that hold only for calls run in the OS sandbox (issue 30). */
+      allowSandboxed: z.array(z.string()).optional(),
+    }),
     limits: z.object({
       maxConcurrency: z.number().int().positive(),
       messageBudgetChars: z.number().nonnegative(),
@@ -175,8 +188,18 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
         mode: z.string(),
         network: z.string(),
         writable: z.array(z.string()),
+        /** With network 'allowDomains': the domains its proxy lets through. */
+        allowDomains: z.array(z.string()).optional(),
         tools: z
-          .record(z.string(), z.object({ mode: z.string(), network: z.string(), writable: z.array(z.string()) }))
+          .record(
+            z.string(),
+            z.object({
+              mode: z.string(),
+              network: z.string(),
+              writable: z.array(z.string()),
+              allowDomains: z.array(z.string()).optional(),
+            }),
+          )
           .optional(),
       })
       .optional(),

@@ -223,7 +223,11 @@ function settled(
   // Before allow rules and the tool's own read-only verdict, which judge the command's letters alone.
   if (reads.ask !== undefined) return { behavior: 'ask', source: 'default', reason: reads.ask }
   if (rule?.behavior === 'allow')
-    return { behavior: 'allow', source: 'rule', reason: `the rule ${rule.rule} allows it` }
+    return {
+      behavior: 'allow',
+      source: 'rule',
+      reason: `the rule ${rule.rule} allows it${rule.sandboxed === true ? ' (allowSandboxed: it runs in the OS sandbox)' : ''}`,
+    }
   if (mode === 'acceptEdits' && editsInside(tool, input, cwd, judge, options.shell))
     return { behavior: 'allow', source: 'mode', reason: 'acceptEdits mode allows edits inside the working directory' }
   return undefined

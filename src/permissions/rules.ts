@@ -28,6 +28,11 @@ export interface PermissionRule {
    * call whose flag is set (decision 141). `tool` then holds the rule as written.
    */
   flag?: RuleFlag
+  /**
+   * An allow rule from `permissions.allowSandboxed`: it allows only a call that will run in a
+   * working OS sandbox (docs/decisions/permissions.md, 163).
+   */
+  sandboxedOnly?: true
 }
 
 const RULE = /^([A-Za-z0-9_-]+)(?:\((.*)\))?$/s

@@ -13,6 +13,22 @@ export interface RuleConfig {
   allow?: readonly string[]
   ask?: readonly string[]
   deny?: readonly string[]
+  /**
+   * Allow rules that allow a call only when it will run in the OS sandbox (`createKernel({ sandbox })`
+   * with a mode other than `off` for the tool, and the sandbox working on this machine); otherwise
+   * they allow nothing and the call asks as it would without them. Only for tools whose commands
+   * run in the sandbox (Bash): `allowSandboxed: ['Bash']` is Claude Code's `autoAllowBashIfSandboxed`.
+   */
+  allowSandboxed?: readonly string[] | undefined
+}
+
+/**
+ * Whether a tool's calls will run in the OS sandbox (docs/decisions/permissions.md, 163): its mode
+ * is not `off`, and its sandbox's check of the machine has not failed. A call it allows while the
+ * check is still running fails closed if the check fails: it never runs unsandboxed.
+ */
+export interface SandboxedCalls {
+  runs(tool: string): boolean
 }
 
 export interface RuleSet {
@@ -26,11 +42,15 @@ export interface RuleSet {
    * when the parent's rules allow it too — allow rules intersect.
    */
   readonly within?: RuleSet | undefined
+  /** Where `allowSandboxed` rules learn whether a call will run sandboxed; without it they allow nothing. */
+  readonly sandboxed?: SandboxedCalls | undefined
 }
 
 export interface RuleMatch {
   behavior: RuleBehavior
   rule: string
+  /** An allow that holds because the call runs in the OS sandbox (`allowSandboxed`). */
+  sandboxed?: true
 }
 
 /**
@@ -50,7 +70,31 @@ export function compileRules(config: RuleConfig = {}, tools: readonly Tool[] = [
       if (problem !== undefined) throw new Error(`permission rule ${JSON.stringify(source)} (${behavior}) ${problem}`)
       return rule
     })
-  return { allow: compile('allow'), ask: compile('ask'), deny: compile('deny'), judge }
+  const sandboxed = (config.allowSandboxed ?? []).map((source) => sandboxedRule(source, tools))
+  return { allow: [...compile('allow'), ...sandboxed], ask: compile('ask'), deny: compile('deny'), judge }
+}
+
+/** One `allowSandboxed` rule: an allow rule, for a tool whose commands run in the sandbox. */
+function sandboxedRule(source: unknown, tools: readonly Tool[]): PermissionRule {
+  const where = `permission rule ${JSON.stringify(source)} (allowSandboxed)`
+  if (typeof source !== 'string')
+    throw new Error(`permissions.allowSandboxed must list rule strings, got ${JSON.stringify(source)}`)
+  const rule = parseRule(source, 'allow')
+  if (rule.flag !== undefined)
+    throw new Error(`${where} is a flag rule: the sandbox bounds commands, so name the tool, e.g. Bash(make test)`)
+  const problem = ruleProblem(rule, tools)
+  if (problem !== undefined) throw new Error(`${where} ${problem}`)
+  const tool = tools.find((t) => t.name === rule.tool) ?? tools.find((t) => t.ruleNames?.includes(rule.tool))
+  if (tool === undefined || !isCommandTool(tool))
+    throw new Error(
+      `${where} names ${rule.tool}, whose calls do not run in the OS sandbox: only tools that run commands there (${
+        tools
+          .filter(isCommandTool)
+          .map((t) => t.name)
+          .join(', ') || 'none in this kernel'
+      }) can be allowed when sandboxed; put the rule in allow instead`,
+    )
+  return { ...rule, sandboxedOnly: true }
 }
 
 /** Why a rule can never match a call of these tools, or undefined when it can. */
@@ -117,10 +161,12 @@ export function matchRules(
   }
   const flagAllow = rules.allow.find((rule) => rule.flag !== undefined && flagged(rule.flag, flags))
   if (flagAllow !== undefined) return { behavior: 'allow', rule: flagAllow.source }
-  const allowed = allowedBy(rules.allow, tool, input, cwd, rules.judge)
+  const usable = rules.allow.filter((rule) => rule.sandboxedOnly !== true || rules.sandboxed?.runs(tool.name) === true)
+  const allowed = allowedBy(usable, tool, input, cwd, rules.judge)
   if (allowed === undefined) return undefined
   if (rules.within !== undefined && matchRules(rules.within, tool, input, cwd)?.behavior !== 'allow') return undefined
-  return { behavior: 'allow', rule: allowed }
+  const sandboxed = usable.some((rule) => rule.sandboxedOnly === true && allowed.split(', ').includes(rule.source))
+  return sandboxed ? { behavior: 'allow', rule: allowed, sandboxed } : { behavior: 'allow', rule: allowed }
 }
 
 function flagged(flag: RuleFlag, flags: (() => CallFlags) | undefined): boolean {

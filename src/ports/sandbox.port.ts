@@ -9,8 +9,11 @@
 /** What a sandboxed command may write: nothing, the workspace (and configured paths), or anything (no sandbox). */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'off'
 
-/** Whether a sandboxed command reaches the network. */
-export type SandboxNetwork = 'off' | 'on'
+/**
+ * Whether a sandboxed command reaches the network: not at all, all of it, or only the listed domains
+ * through a proxy outside the sandbox (`example.com` exactly, `*.example.com` its subdomains).
+ */
+export type SandboxNetwork = 'off' | 'on' | { readonly allowDomains: readonly string[] }
 
 /** One sandbox's rules, as configured (recorded in session.configured). */
 export interface SandboxPolicy {

@@ -14,7 +14,7 @@ import type { TurnControl } from '../actors/turn/turn.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
-import type { SandboxOptions } from '../sandbox-config.js'
+import { sandboxOptionsOf } from '../sandbox-config.js'
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from '../permissions/policy.js'
 import type { Tool } from '../tools/tool.types.js'
 import type { ApiFormat } from '../tools/to-api-format.js'
@@ -182,7 +182,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
           ? { toolFormat: configured.pool.format as ApiFormat, deferral: configured.pool.deferral as DeferralOptions }
           : {}),
         // The sandbox as recorded (issue 30): re-executed commands run under it, and it is logged again.
-        ...(configured?.sandbox !== undefined ? { sandbox: configured.sandbox as SandboxOptions } : {}),
+        ...(configured?.sandbox !== undefined ? { sandbox: sandboxOptionsOf(configured.sandbox) } : {}),
         ports: {
           clock: { now: () => 0 },
           ids: {

@@ -8,9 +8,11 @@
  * when asked, a long-named tool does run under its API name without the rule, a hook's `allow`
  * does make an asking tool run. A row whose control fails would pass for the wrong reason.
  */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, type HooksConfig, type KernelOptions, type ToolResultBlock } from '../../src/index.js'
@@ -176,6 +178,76 @@ describe('hostile MCP server: a result past the message size cap', () => {
       await source.close()
     }
   })
+})
+
+describe('hostile MCP server over HTTP: a result past the message size cap', () => {
+  const servers: ChildProcess[] = []
+  afterAll(() => {
+    for (const child of servers) child.kill('SIGKILL')
+  })
+  /** The hostile server over Streamable HTTP in its own process (`sse`: each answer as an event stream). */
+  async function startHttp(floodMb: number, sse: boolean): Promise<string> {
+    const child = spawn(process.execPath, [HOSTILE, sse ? 'sse' : 'http'], {
+      env: { ...process.env, HOSTILE_STATE: tempFile(), HOSTILE_FLOOD_MB: String(floodMb) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    servers.push(child)
+    const port = await new Promise<string>((resolvePort, reject) => {
+      child.once('exit', (code) => reject(new Error(`hostile http server exited with ${code}`)))
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const match = /^LISTENING (\d+)$/.exec(line)
+        if (match) resolvePort(match[1] as string)
+      })
+    })
+    return `http://127.0.0.1:${port}/mcp`
+  }
+
+  for (const sse of [false, true])
+    describe(sse ? 'answered as an event stream' : 'answered as JSON', () => {
+      it('a 100 MB result is cut at the cap: the call fails with a clear error, recorded as a fault', async () => {
+        const source = await connect({ flood: { type: 'http', url: await startHttp(100, sse) } })
+        try {
+          const kernel = mcpKernel(source.tools())
+          const { blocks, events } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
+          expect(blocks[0]?.is_error).toBe(true)
+          expect(textOf(blocks[0])).toMatch(/larger than 67108864 bytes \(the cap on one MCP message\)/)
+          expect(textOf(blocks[0])).toContain('mcp_protocol')
+          expect(textOf(blocks[0]).length).toBeLessThan(10_000)
+          expect(JSON.stringify(events)).toContain('mcp_protocol')
+        } finally {
+          await source.close()
+        }
+      })
+
+      it('the cap the app sets is the one enforced, and the server comes back', async () => {
+        const source = await connect(
+          { flood: { type: 'http', url: await startHttp(2, sse) } },
+          { maxMessageBytes: 1024 * 1024 },
+        )
+        try {
+          const kernel = mcpKernel(source.tools())
+          const { blocks } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
+          expect(textOf(blocks[0])).toMatch(/larger than 1048576 bytes/)
+          await until(source, () => serverState(source, 'flood')?.state === 'ready')
+          const again = await run(kernel, [['e', 'mcp__flood__effect', {}]])
+          expect(again.blocks[0]?.is_error).not.toBe(true)
+        } finally {
+          await source.close()
+        }
+      })
+
+      it('control: the same tool answers under the cap', async () => {
+        const source = await connect({ flood: { type: 'http', url: await startHttp(1, sse) } })
+        try {
+          const kernel = mcpKernel(source.tools())
+          const { blocks } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
+          expect(blocks[0]?.is_error).not.toBe(true)
+          expect(textOf(blocks[0]).length).toBeGreaterThan(0)
+        } finally {
+          await source.close()
+        }
+      })
+    })
 })
 
 describe('hostile hooks', () => {

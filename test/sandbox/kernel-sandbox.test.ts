@@ -56,10 +56,13 @@ describe('the sandbox option is checked at createKernel', () => {
     [{ mode: 'container' }, /sandbox\.mode must be one of read-only, workspace-write, off, got "container"/],
     [{}, /sandbox\.mode is required/],
     [
-      { mode: 'workspace-write', network: { allowDomains: ['example.com'] } },
-      /allowDomains \} is not supported yet.*'off'.*'on'/,
+      { mode: 'workspace-write', network: { allowDomains: [] } },
+      /sandbox\.network\.allowDomains must be a non-empty list/,
     ],
-    [{ mode: 'workspace-write', network: 'proxy' }, /sandbox\.network must be 'off' or 'on', got "proxy"/],
+    [
+      { mode: 'workspace-write', network: 'proxy' },
+      /sandbox\.network must be 'off', 'on' or \{ allowDomains: \[\.\.\.\] \}, got "proxy"/,
+    ],
     [{ mode: 'workspace-write', writable: ['relative/dir'] }, /sandbox\.writable must be a list of absolute paths/],
     [{ mode: 'workspace-write', tools: { Bash: { mode: 'nope' } } }, /sandbox\.tools\.Bash\.mode must be one of/],
     [{ mode: 'workspace-write', tools: [] }, /sandbox\.tools must map tool names/],
