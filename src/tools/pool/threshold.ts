@@ -4,7 +4,7 @@
  * 200,000 tokens — or there are more of them than a count. Below it, sending them in full is
  * cheaper than a search round trip. The estimate and the outcome go into `pool.assembled`.
  */
-import { anthropicTool } from '../to-api-format.js'
+import { anthropicTool, textOf } from '../to-api-format.js'
 import type { Tool } from '../tool.types.js'
 
 export interface DeferralOptions {
@@ -37,16 +37,17 @@ export const DEFAULT_DEFER_MAX_TOOLS = 100
 /** Characters per token for the estimate: JSON schemas tokenize at about four. */
 export const CHARS_PER_TOKEN = 4
 
-const sizes = new WeakMap<Tool, number>()
+const sizes = new WeakMap<Tool, { prompt: string; size: number }>()
 
-/** Characters of a tool's full Anthropic definition (cached per tool). */
+/** Characters of a tool's full Anthropic definition (cached per tool and text: a pool's view of a tool changes text with its context). */
 export function definitionChars(tool: Tool): number {
-  let size = sizes.get(tool)
-  if (size === undefined) {
-    size = JSON.stringify(anthropicTool({ tool, deferred: false })).length
-    sizes.set(tool, size)
+  const prompt = textOf(tool, 'prompt')
+  let cached = sizes.get(tool)
+  if (cached?.prompt !== prompt) {
+    cached = { prompt, size: JSON.stringify(anthropicTool({ tool, deferred: false, prompt })).length }
+    sizes.set(tool, cached)
   }
-  return size
+  return cached.size
 }
 
 /** Estimated tokens of a text of `chars` characters. */
