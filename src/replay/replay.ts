@@ -273,6 +273,8 @@ function readSwitches(now: Current, turnEvents: readonly KernelEvent[]): void {
     if (e.type === 'session.changed' && e.changedBy !== undefined && e.requested !== undefined)
       now.changes.set(e.changedBy, e.requested)
     if (e.type === 'tools.described') for (const t of e.tools) now.described.set(t.name, t.description)
+    if (e.type === 'session.configured')
+      for (const t of e.tools) if (t.definition !== undefined) now.described.set(t.name, t.definition.description)
   }
 }
 
@@ -359,7 +361,7 @@ interface Current {
   disabled: Set<string>
   /** The context changes the turn's calls returned, by tool_use id. */
   changes: Map<string, Record<string, unknown>>
-  /** The texts the log recorded as sent (tools.described) as of the turn being replayed. */
+  /** The texts the log recorded as sent (session.configured, tools.described) as of the turn being replayed. */
   described: Map<string, string>
 }
 

@@ -4,6 +4,7 @@
  * 200,000 tokens — or there are more of them than a count. Below it, sending them in full is
  * cheaper than a search round trip. The estimate and the outcome go into `pool.assembled`.
  */
+import { guarded } from '../../util/guarded.js'
 import { anthropicTool, textOf } from '../to-api-format.js'
 import type { Tool } from '../tool.types.js'
 
@@ -41,7 +42,9 @@ const sizes = new WeakMap<Tool, { prompt: string; size: number }>()
 
 /** Characters of a tool's full Anthropic definition (cached per tool and text: a pool's view of a tool changes text with its context). */
 export function definitionChars(tool: Tool): number {
-  const prompt = textOf(tool, 'prompt')
+  // A text not resolved yet (or failing) counts as empty: the pool that asks is assembled again
+  // once the texts are resolved, and a turn or apiTools() never goes on without them.
+  const prompt = guarded(() => textOf(tool, 'prompt'), '')
   let cached = sizes.get(tool)
   if (cached?.prompt !== prompt) {
     cached = { prompt, size: JSON.stringify(anthropicTool({ tool, deferred: false, prompt })).length }
