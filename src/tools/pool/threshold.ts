@@ -40,7 +40,10 @@ export const CHARS_PER_TOKEN = 4
 
 const sizes = new WeakMap<Tool, { prompt: string; size: number }>()
 
-/** Characters of a tool's full Anthropic definition (cached per tool and text: a pool's view of a tool changes text with its context). */
+/**
+ * Characters of a tool's full Anthropic definition, cached per tool and text (the pool's view of a
+ * tool whose description reads the context changes its text with it).
+ */
 export function definitionChars(tool: Tool): number {
   // A text not resolved yet (or failing) counts as empty: the pool that asks is assembled again
   // once the texts are resolved, and a turn or apiTools() never goes on without them.
