@@ -2,11 +2,15 @@
  * Descriptions that read the pool's context and may be async (decision 154): resolved when the
  * pool is assembled, sent by `apiTools()` in every format, recorded when they change, replayed.
  */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   API_FORMATS,
   buildTool,
+  changeContext,
   projectTimeline,
   replay,
   toAPIFormat,
@@ -99,6 +103,31 @@ describe('descriptions that read the context and may be async', () => {
     const again = await replay(kernel.log.read(), { tools: [Echo, contextual().tool] })
     expect(again.ok ? 'ok' : again.divergence.message).toBe('ok')
     expect(described(again.log).map((e) => e.tools[0]?.description)).toEqual([plan, expect.stringMatching(/default/)])
+  })
+
+  it('a text that reads the cwd follows a tool that moved it, from the next turn on', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'tk-describe-')))
+    mkdirSync(join(root, 'sub'))
+    const Cd = buildTool({
+      name: 'Cd',
+      description: () => 'Changes the working directory.',
+      inputSchema: z.strictObject({ dir: z.string() }),
+      call: async ({ dir }) => changeContext(`now in ${dir}`, { cwd: dir }),
+    })
+    const Here = buildTool({
+      name: 'Here',
+      description: ({ cwd }) => `Lists ${cwd}.`,
+      inputSchema: z.strictObject({}),
+      isReadOnly: () => true,
+      call: async (_input, context) => context.cwd,
+    })
+    const kernel = testKernel([Cd, Here], { cwd: root })
+    expect(kernel.apiTools().at(1)?.description).toBe(`Lists ${root}.`)
+    await kernel.runTurn(assistant(['a', 'Cd', { dir: join(root, 'sub') }]))
+    expect(kernel.apiTools().at(1)?.description).toBe(`Lists ${join(root, 'sub')}.`)
+    const { events } = await kernel.runTurn(assistant(['b', 'Here', {}]))
+    expect(described(events)).toMatchObject([{ tools: [{ name: 'Here', description: `Lists ${join(root, 'sub')}.` }] }])
+    rmSync(root, { recursive: true, force: true })
   })
 
   it('a text the log recorded is what replay gives back, whatever the tool says now', async () => {

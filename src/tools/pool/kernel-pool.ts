@@ -206,7 +206,7 @@ export class KernelPool {
   async described(): Promise<void> {
     const failedFor = this.#fault !== undefined && this.#describing === undefined ? this.#textsFor : undefined
     this.sync()
-    if (failedFor !== undefined && failedFor === this.#textsFor) {
+    if (failedFor !== undefined && failedFor === this.#textsFor && !this.#o.busy()) {
       this.#textsFor = undefined
       this.#describe()
     }
