@@ -65,8 +65,10 @@ export interface PredicateContext {
  * description ignores it.
  *
  * @example
- * prompt: ({ tools, mode }) =>
- *   `Runs a query.${tools.includes('Schema') ? ' Call Schema first for the table names.' : ''}${mode === 'plan' ? ' Read-only in plan mode.' : ''}`
+ * async prompt({ tools, mode }) {
+ *   const schema = tools.includes('Schema') ? ' Call Schema first for the table names.' : ''
+ *   return `Runs a query.${schema}${mode === 'plan' ? ' Read-only in plan mode.' : ''}`
+ * }
  */
 export interface DescribeContext {
   /**
