@@ -66,6 +66,7 @@ export type { ToolSource, ToolSourceStatus, ToolSourceName, ToolSourceDiagnostic
 export type {
   Tool,
   ToolDef,
+  DescribeContext,
   ToolContext,
   PredicateContext,
   ToolCall,

@@ -340,7 +340,11 @@ export interface Kernel<P = unknown> {
    * if (last !== undefined && last.pending.length === 0) messages.push(last.message)
    */
   handOver<F extends ApiFormat = 'anthropic'>(options?: { format: F }): HandOver<F> | undefined
-  /** Settles once the kernel can start turns (a store-backed session is open); rejects if it cannot open. */
+  /**
+   * Settles once the kernel can start turns: a store-backed session is open, the tools'
+   * descriptions are resolved (asynchronous ones awaited; docs/pool.md §Descriptions). Rejects if
+   * the session cannot open, or with the error of a description that fails, naming its tool.
+   */
   ready(): Promise<void>
   /**
    * Stops every background shell this kernel started (Bash `run_in_background`; SIGTERM to each
@@ -410,6 +414,7 @@ export function createKernelInternals(
     registry: config.registry,
     denied: (tool) => deniedOutright(config.rules, tool),
     mode: () => session.mode,
+    cwd: () => session.cwd,
     format: config.toolFormat,
     deferral: options.deferral,
     log,
@@ -453,6 +458,7 @@ export function createKernelInternals(
         ...(pool.dynamic ? { pool: pool.settings() } : {}),
       }),
     )
+    pool.noteRecorded()
   }
   const refuseFailedLog = (): void => {
     if (log.failure !== undefined) {
@@ -530,6 +536,8 @@ export function createKernelInternals(
   /** A turn the kernel tracks while it runs, so a failing log can stop it. */
   const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
     refuseFailedLog()
+    // The descriptions of this turn's pool are resolved before it starts (docs/decisions/tools.md #154).
+    pool.prepare('a turn cannot start')
     const turn = startTurn(turnDeps(), { mode, earlyStart: early })
     configure(turn.turnId)
     for (const event of session.takePending(turn.turnId)) log.append(event)
@@ -574,6 +582,7 @@ export function createKernelInternals(
     // A message cut short, or a turn already aborted, must start nothing before its end voids it.
     const hold = voids || turnOptions.signal?.aborted === true
     if (grammar !== undefined && installedBashParser() === undefined) await grammar
+    if (pool.late) await pool.described()
     const turn = open('batch', hold ? 'none' : 'all')
     for (const use of uses) turn.addIncoming(use)
     turn.attach(turnOptions.signal)
@@ -609,6 +618,8 @@ export function createKernelInternals(
           'kernel.setMode: a turn is running; set the mode between turns (a tool changes it with changeContext)',
         )
       session.setMode(mode)
+      // Descriptions that read the mode are asked again now (docs/decisions/tools.md #154).
+      pool.contextChanged()
     },
     get session() {
       return session.view()
@@ -639,6 +650,7 @@ export function createKernelInternals(
     },
     ready: async () => {
       if (grammar !== undefined) await grammar
+      await pool.described()
     },
     close,
     dispose: close,

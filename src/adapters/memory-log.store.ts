@@ -56,6 +56,7 @@ const SESSION_FACTS: ReadonlySet<string> = new Set([
   'pool.changed',
   'permission.granted',
   'session.changed',
+  'tools.described',
 ])
 
 interface TurnSpan {

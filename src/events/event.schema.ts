@@ -559,6 +559,20 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     /** Why it could not start, when it could not. */
     error: z.string().optional(),
   }),
+  // Descriptions that read the pool's context or are async (docs/decisions/tools.md #154): the
+  // texts the model is sent from this turn on, for tools whose text changed since the log last
+  // recorded it (session.configured, or an earlier tools.described). Recorded at the turn's start.
+  z.object({
+    ...envelope,
+    type: z.literal('tools.described'),
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        /** The model-facing text as sent (the tool's `prompt()`). */
+        description: z.string(),
+      }),
+    ),
+  }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

@@ -16,6 +16,9 @@ import {
 } from '@opentelemetry/api'
 import type { KernelEvent } from '../events/event.schema.js'
 import { createTelemetryReducer, type TelemetryOptions } from '../projections/telemetry.projection.js'
+import { textOf } from '../tools/to-api-format.js'
+import type { Tool } from '../tools/tool.types.js'
+import { guarded } from '../util/guarded.js'
 import { TOOLKERNEL_VERSION } from '../version.js'
 import { createTelemetryExporter } from './exporter.js'
 
@@ -98,7 +101,16 @@ function registeredMeter(): Meter | undefined {
   return meter === createNoopMeter() ? undefined : meter
 }
 
-/** `gen_ai.tool.description` for each tool: its one-line `description()` for people. */
-export function toolDescriptions(tools: ReadonlyArray<{ name: string; description(): string }>): Map<string, string> {
-  return new Map(tools.map((tool) => [tool.name, tool.description()]))
+/**
+ * `gen_ai.tool.description` for each tool: its one-line `description()` for people. A tool whose
+ * description reads the pool's context is asked with the kernel's defaults; one whose description
+ * is asynchronous or fails gets no attribute (telemetry never fails a turn).
+ */
+export function toolDescriptions(tools: readonly Tool[]): Map<string, string> {
+  return new Map(
+    tools.flatMap((tool) => {
+      const text = guarded(() => textOf(tool, 'description'), undefined)
+      return text === undefined ? [] : [[tool.name, text] as const]
+    }),
+  )
 }

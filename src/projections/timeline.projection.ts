@@ -111,6 +111,8 @@ export function describeEvent(event: KernelEvent): string {
         : `${event.source} changed: added ${event.added.join(', ') || 'none'}, removed ${event.removed.join(', ') || 'none'}`
     case 'session.changed':
       return sessionChangeText(event)
+    case 'tools.described':
+      return short(`descriptions sent from now on: ${event.tools.map((t) => `${t.name}: ${t.description}`).join('; ')}`)
     case 'shell.started':
       return `background shell ${event.shellId} started${event.pid !== undefined ? ` (pid ${event.pid})` : ''} by ${event.startedBy}: ${short(event.command)}`
     case 'shell.read':

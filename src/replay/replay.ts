@@ -16,7 +16,7 @@ import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
 import { sandboxOptionsOf } from '../sandbox-config.js'
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from '../permissions/policy.js'
-import type { Tool } from '../tools/tool.types.js'
+import type { DescribeContext, Tool } from '../tools/tool.types.js'
 import type { ApiFormat } from '../tools/to-api-format.js'
 import type { DeferralOptions } from '../tools/pool/threshold.js'
 import { recordedSources } from '../tools/pool/recorded-source.js'
@@ -132,13 +132,16 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     attempts: noAttempts(),
     disabled: new Set(),
     changes: new Map(),
+    described: new Map(),
   }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
   // A log that records isEnabled switches (pool.changed disabled / enabled) answers isEnabled itself.
   const switches = events.some((e) => e.type === 'pool.changed' && (e.disabled ?? e.enabled) !== undefined)
+  // A text the log recorded as sent when it changed is an outside answer: the replayed tool gives it back.
+  const described = new Set(events.flatMap((e) => (e.type === 'tools.described' ? e.tools.map((t) => t.name) : [])))
   const replayTools = options.tools.map((tool) =>
-    recordedTool(tool, now, options.readResult ?? readSavedResult, switches),
+    recordedTool(tool, now, options.readResult ?? readSavedResult, switches, described.has(tool.name)),
   )
   // Tools the app registered between turns join the replay kernel where the log says they did.
   const registeredLater = new Set(
@@ -229,6 +232,8 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     for (const e of turnEvents)
       if (e.type === 'session.changed' && e.source === 'app' && e.mode !== undefined)
         kernel.setMode(e.mode as PermissionMode)
+    // Descriptions that read the context or are async are resolved before the turn, as they were.
+    await kernel.ready()
     now.recording = indexRecording(turnEvents)
     now.gates = new Gates()
     now.activity = new Activity()
@@ -267,6 +272,9 @@ function readSwitches(now: Current, turnEvents: readonly KernelEvent[]): void {
     }
     if (e.type === 'session.changed' && e.changedBy !== undefined && e.requested !== undefined)
       now.changes.set(e.changedBy, e.requested)
+    if (e.type === 'tools.described') for (const t of e.tools) now.described.set(t.name, t.description)
+    if (e.type === 'session.configured')
+      for (const t of e.tools) if (t.definition !== undefined) now.described.set(t.name, t.definition.description)
   }
 }
 
@@ -353,6 +361,8 @@ interface Current {
   disabled: Set<string>
   /** The context changes the turn's calls returned, by tool_use id. */
   changes: Map<string, Record<string, unknown>>
+  /** The texts the log recorded as sent (session.configured, tools.described) as of the turn being replayed. */
+  described: Map<string, string>
 }
 
 const noAttempts = (): Current['attempts'] => ({ replayed: new Map(), recorded: new Map() })
@@ -408,6 +418,7 @@ function recordedTool(
   now: Current,
   readResult: (path: string) => string | undefined,
   switches: boolean,
+  described: boolean,
 ): Tool {
   const copy: Tool = Object.create(tool) as Tool
   // What the validator saw of the world is an outside answer: the recorded verdict, at its moment.
@@ -424,7 +435,10 @@ function recordedTool(
           },
         }
   const enabled = switches ? { isEnabled: () => !now.disabled.has(tool.name) } : {}
-  return Object.assign(copy, validation, enabled, {
+  const prompt = described
+    ? { prompt: (context: DescribeContext) => now.described.get(tool.name) ?? tool.prompt(context) }
+    : {}
+  return Object.assign(copy, validation, enabled, prompt, {
     // The current tool's own check decides, but an asynchronous one answers at the moment the
     // log recorded its verdict (it may have looked at the world, and its timing is an outside fact).
     checkPermissions: (input: unknown, context: Parameters<Tool['checkPermissions']>[1]) => {

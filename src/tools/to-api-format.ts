@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { guarded } from '../util/guarded.js'
-import type { JsonSchemaObject, Tool } from './tool.types.js'
+import { isThenable } from '../util/is-thenable.js'
+import { DescriptionError, viewTexts } from './describe.js'
+import type { DescribeContext, JsonSchemaObject, Tool } from './tool.types.js'
 import type {
   AnthropicApiTool,
   ApiTool,
@@ -60,38 +62,83 @@ function fromZod(schema: z.ZodType): JsonSchemaObject {
  * await anthropic.messages.create({ model, messages, tools: toAPIFormat([Read, Bash]) })
  */
 export function toAPIFormat(tools: readonly Tool[]): ApiTool[] {
-  return tools
-    .filter((tool) => guarded(() => tool.isEnabled(), false))
-    .map((tool) => anthropicTool({ tool, deferred: false }))
+  const enabled = tools.filter((tool) => guarded(() => tool.isEnabled(), false))
+  const names = enabled.map((tool) => tool.name)
+  return enabled.map((tool) => anthropicTool({ tool, deferred: false, prompt: textOf(tool, 'prompt', names) }))
 }
 
-/** A tool as the pool hands it to a format: deferred or sent in full. */
+/** A tool as the pool hands it to a format: deferred or sent in full, and its text when already asked. */
 export interface PlannedTool {
   tool: Tool
   deferred: boolean
+  prompt?: string
 }
 
-export function anthropicTool({ tool, deferred }: PlannedTool): AnthropicApiTool {
-  const entry: AnthropicApiTool = { name: tool.name, description: tool.prompt(), input_schema: inputJsonSchema(tool) }
+/**
+ * A tool's text as it is sent: the one its kernel's pool resolved (the tool is the pool's view of
+ * it), or, outside a kernel, its `description()` / `prompt()` asked now with a context of `names`
+ * (default: the tool alone) in mode 'default' at the process's working directory.
+ *
+ * @throws TypeError for an asynchronous text outside a kernel (a kernel resolves it when it
+ * assembles its pool); DescriptionError naming the tool for one that fails.
+ */
+export function textOf(tool: Tool, which: 'description' | 'prompt', names?: readonly string[]): string {
+  const resolved = viewTexts(tool)
+  if (resolved !== undefined) return resolved[which]
+  let answer: unknown
+  try {
+    answer = tool[which](outsideContext(tool, names))
+  } catch (error) {
+    throw new DescriptionError(tool.name, which, `failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    })
+  }
+  if (typeof answer === 'string') return answer
+  if (isThenable(answer)) {
+    Promise.resolve(answer).catch(() => undefined)
+    throw new TypeError(
+      `tool "${tool.name}": ${which}() is asynchronous, so only a kernel can send it (it resolves it when it assembles its pool): use kernel.apiTools() after await kernel.ready()`,
+    )
+  }
+  throw new DescriptionError(tool.name, which, `answered ${answer === null ? 'null' : typeof answer}, not a string`)
+}
+
+/** A zero-argument text never reads its context: it gets this one instead of a schema built for nothing. */
+const UNREAD: DescribeContext = Object.freeze({
+  tools: [],
+  mode: 'default',
+  cwd: '',
+  inputSchema: { type: 'object' as const },
+})
+
+function outsideContext(tool: Tool, names: readonly string[] | undefined): DescribeContext {
+  if (tool.description.length === 0 && tool.prompt.length === 0) return UNREAD
+  return { tools: names ?? [tool.name], mode: 'default', cwd: process.cwd(), inputSchema: inputJsonSchema(tool) }
+}
+
+export function anthropicTool({ tool, deferred, prompt }: PlannedTool): AnthropicApiTool {
+  const description = prompt ?? textOf(tool, 'prompt')
+  const entry: AnthropicApiTool = { name: tool.name, description, input_schema: inputJsonSchema(tool) }
   if (deferred) entry.defer_loading = true
   const examples = tool.inputExamples ?? []
   if (examples.length > 0) entry.input_examples = examples.map((example) => ({ ...example }))
   return entry
 }
 
-export function openAIChatTool({ tool }: PlannedTool): OpenAIChatApiTool {
+export function openAIChatTool({ tool, prompt }: PlannedTool): OpenAIChatApiTool {
   const parameters = inputJsonSchema(tool)
-  const fn: OpenAIChatApiTool['function'] = { name: tool.name, description: tool.prompt(), parameters }
+  const description = prompt ?? textOf(tool, 'prompt')
+  const fn: OpenAIChatApiTool['function'] = { name: tool.name, description, parameters }
   if (strictCompatible(parameters)) fn.strict = true
   return { type: 'function', function: fn }
 }
 
-export function openAIResponsesTool({ tool, deferred }: PlannedTool): OpenAIResponsesFunctionTool {
+export function openAIResponsesTool({ tool, deferred, prompt }: PlannedTool): OpenAIResponsesFunctionTool {
   const parameters = inputJsonSchema(tool)
   const entry: OpenAIResponsesFunctionTool = {
     type: 'function',
     name: tool.name,
-    description: tool.prompt(),
+    description: prompt ?? textOf(tool, 'prompt'),
     parameters,
     strict: strictCompatible(parameters),
   }
@@ -120,7 +167,7 @@ export function openAIResponsesToolSearch(toolSearch: Tool): OpenAIResponsesTool
   return {
     type: 'tool_search',
     execution: 'client',
-    description: toolSearch.prompt(),
+    description: textOf(toolSearch, 'prompt'),
     parameters: inputJsonSchema(toolSearch),
   }
 }

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import { guarded } from '../util/guarded.js'
-import { inputJsonSchema } from './to-api-format.js'
+import { inputJsonSchema, textOf } from './to-api-format.js'
 import type { Tool } from './tool.types.js'
 import { canonicalJson } from '../util/canonical-json.js'
 
@@ -62,7 +62,7 @@ export function toolManifest(tool: Tool): ToolManifest {
 
 /** The definition as the API formats build it; none when the tool cannot describe itself (nor be offered). */
 function definitionOf(tool: Tool): ToolDefinition | undefined {
-  const description = guarded(() => tool.prompt(), undefined)
+  const description = guarded(() => textOf(tool, 'prompt'), undefined)
   const inputSchema = guarded(() => inputJsonSchema(tool) as Record<string, unknown>, undefined)
   if (description === undefined || inputSchema === undefined) return undefined
   const examples = tool.inputExamples ?? []

@@ -59,6 +59,31 @@ export interface PredicateContext {
   readonly shell: ShellAnalyzer
 }
 
+/**
+ * What a tool's `description` and `prompt` receive: the pool they are sent in, as it stands when
+ * the kernel assembles it between turns (docs/decisions/tools.md #154). A zero-argument
+ * description ignores it.
+ *
+ * @example
+ * async prompt({ tools, mode }) {
+ *   const schema = tools.includes('Schema') ? ' Call Schema first for the table names.' : ''
+ *   return `Runs a query.${schema}${mode === 'plan' ? ' Read-only in plan mode.' : ''}`
+ * }
+ */
+export interface DescribeContext {
+  /**
+   * The names of the tools the model may use alongside this one (enabled, not denied outright,
+   * offered in the mode; deferred ones included, ToolSearch not), in registry order.
+   */
+  readonly tools: readonly string[]
+  /** The session's permission mode. */
+  readonly mode: string
+  /** The session's working directory. */
+  readonly cwd: string
+  /** This tool's input JSON Schema as it is sent. */
+  readonly inputSchema: JsonSchemaObject
+}
+
 export type ValidationResult = { result: true } | { result: false; message: string }
 
 export type PermissionResult<I> =
@@ -101,13 +126,18 @@ export interface ToolDef<I, O = unknown, P = unknown> {
    * `plan`). Default: every mode. A tool left out is never sent, searched or run.
    */
   modes?: readonly string[]
-  /** A one-line summary for people (UIs, logs). */
-  description(): string
+  /**
+   * A one-line summary for people (UIs, logs). May read the pool's context and may be async: the
+   * kernel resolves it when it assembles the pool (docs/pool.md §Descriptions).
+   */
+  description(context: DescribeContext): string | Promise<string>
   /**
    * The model-facing description: what it does, when to use it and when not, constraints, what
-   * comes back. Defaults to `description()`.
+   * comes back. Defaults to `description()`. May read the pool's context and may be async, as
+   * `description`; the text the model was sent is in the log (session.configured, then
+   * `tools.described` when it changes).
    */
-  prompt?(): string
+  prompt?(context: DescribeContext): string | Promise<string>
   /** Strict zod object (a non-strict one is made strict). Give this or `inputJSONSchema`. */
   inputSchema?: z.ZodType<I> | LazySchema<z.ZodType<I>>
   inputJSONSchema?: JsonSchemaObject

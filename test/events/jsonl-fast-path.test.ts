@@ -176,6 +176,7 @@ const VALID: Json[] = [
     killedBy: 'u',
     error: 'e',
   },
+  { ...env('tools.described'), tools: [{ name: 'Query', description: 'Runs a query (plan).' }] },
   {
     ...tool('tool.result'),
     outcome: 'success',

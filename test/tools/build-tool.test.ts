@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, DEFAULT_MAX_RESULT_SIZE_CHARS, lazySchema, toAPIFormat } from '../../src/index.js'
 import { Echo } from '../helpers.js'
+import { textOf } from '../../src/tools/to-api-format.js'
 
 const minimal = () =>
   buildTool({
@@ -24,7 +25,7 @@ describe('buildTool', () => {
     expect(tool.userFacingName()).toBe('Min')
     expect(tool.aliases).toEqual([])
     expect(tool.maxResultSizeChars).toBe(DEFAULT_MAX_RESULT_SIZE_CHARS)
-    expect(tool.prompt()).toBe('Minimal.')
+    expect(textOf(tool, 'prompt')).toBe('Minimal.')
     expect(tool.cascadesOnFailure).toBe(false)
   })
 

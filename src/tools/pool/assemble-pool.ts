@@ -93,7 +93,11 @@ export function assemblePool(input: PoolInput): Pool {
   }
 }
 
-function filterReason(tool: Tool, input: PoolInput): FilterReason | undefined {
+/** Why a tool is left out of the pool before anything else; undefined for a tool offered. */
+export function filterReason(
+  tool: Tool,
+  input: Pick<PoolInput, 'denied' | 'mode' | 'enabled'>,
+): FilterReason | undefined {
   const enabled = input.enabled ?? ((t: Tool) => guarded(() => t.isEnabled(), false))
   if (!enabled(tool)) return 'disabled'
   if (guarded(() => input.denied(tool), true)) return 'denied'

@@ -10,8 +10,10 @@ import { guarded } from '../../util/guarded.js'
 import { createToolSearch, TOOL_SEARCH_NAME } from '../builtin/tool-search.tool.js'
 import type { ApiFormat, ApiToolOf } from '../to-api-format.js'
 import type { ToolRegistry } from '../tool-registry.js'
-import type { Tool } from '../tool.types.js'
-import { assemblePool, poolSnapshot, type Pool } from './assemble-pool.js'
+import type { DescribeContext, Tool } from '../tool.types.js'
+import { describedView, describeTools, readsContext, type Describing, type ToolTexts } from '../describe.js'
+import { inputJsonSchema } from '../to-api-format.js'
+import { assemblePool, filterReason, poolSnapshot, type Pool } from './assemble-pool.js'
 import { paramDigest, poolApiTools } from './pool-api-tools.js'
 import { loadedFromLog, referencedFromLog } from './pool-log.js'
 import { namesFor, withheldOf, type NameEntry, type WithheldEntry } from './source-log.js'
@@ -29,6 +31,8 @@ export interface KernelPoolOptions {
   registry: ToolRegistry
   denied: (tool: Tool) => boolean
   mode: () => string
+  /** The session's working directory (descriptions read it). */
+  cwd: () => string
   /** The format ToolSearch answers in. */
   format: ApiFormat
   deferral: DeferralOptions | undefined
@@ -65,6 +69,20 @@ export class KernelPool {
   #changed = false
   /** Tools whose `isEnabled()` said false at the last assembly between turns (docs/pool.md §isEnabled). */
   #disabled = new Set<string>()
+  // Descriptions (docs/decisions/tools.md #154): each tool's texts as last resolved, the context
+  // they were resolved for, texts still on their way, and a text that failed.
+  #texts = new Map<Tool, ToolTexts>()
+  #textsGen = 0
+  #textsFor: string | undefined
+  #describing: Describing | undefined
+  #fault: Error | undefined
+  /** Tools whose texts came as a promise: offered through a view, like those that read the context. */
+  readonly #async = new WeakSet<Tool>()
+  /** Some text came as a promise: a turn then waits for the texts before it starts. */
+  #late = false
+  readonly #views = new WeakMap<Tool, Tool>()
+  /** The text the log last recorded of each tool (session.configured, tools.described). */
+  readonly #sent = new Map<string, string>()
 
   constructor(options: KernelPoolOptions) {
     this.#o = options
@@ -81,6 +99,7 @@ export class KernelPool {
     this.#readSources()
     this.#apply()
     this.#readEnabled()
+    this.#describe()
   }
 
   /** Whether the pool can change or defer: only then does a turn record `pool.assembled`. */
@@ -119,10 +138,10 @@ export class KernelPool {
 
   /** The pool as it stands (cached until the registry, the loaded set or the mode changes). */
   current(): Pool {
-    const key = `${this.#version}:${this.#loaded.length}:${this.#o.mode()}`
+    const key = `${this.#version}:${this.#loaded.length}:${this.#o.mode()}:${this.#textsGen}`
     if (this.#cache?.key !== key) {
       const pool = assemblePool({
-        tools: this.#order,
+        tools: this.#order.map((tool) => this.#shown(tool)),
         denied: this.#o.denied,
         mode: this.#o.mode(),
         loaded: this.#loaded,
@@ -138,7 +157,8 @@ export class KernelPool {
   /** The `tools` request parameter, after applying the changes waiting for a turn boundary. */
   apiTools<F extends ApiFormat>(format: F): Array<ApiToolOf[F]> {
     this.sync()
-    return poolApiTools(this.current(), format, this.dynamic ? this.#toolSearch : undefined)
+    this.check('kernel.apiTools')
+    return poolApiTools(this.current(), format, this.dynamic ? this.#shown(this.#toolSearch) : undefined)
   }
 
   /** Queues tools the app adds; they join the pool between turns. @throws Error for a name already taken. */
@@ -166,6 +186,59 @@ export class KernelPool {
     this.#readSources()
     this.#apply()
     this.#readEnabled()
+    this.#describe()
+  }
+
+  /** The session's mode or cwd changed between turns: texts that read them are asked again now. */
+  contextChanged(): void {
+    if (!this.#o.busy()) this.#describe()
+  }
+
+  /** Some tool's text came as a promise: a turn waits for `described()` before it starts. */
+  get late(): boolean {
+    return this.#late
+  }
+
+  /**
+   * Resolves the texts for the pool as it stands (between turns), waiting for asynchronous ones;
+   * after a failure, asks once more. @throws DescriptionError naming the tool whose text failed.
+   */
+  async described(): Promise<void> {
+    const failedFor = this.#fault !== undefined && this.#describing === undefined ? this.#textsFor : undefined
+    this.sync()
+    if (failedFor !== undefined && failedFor === this.#textsFor && !this.#o.busy()) {
+      this.#textsFor = undefined
+      this.#describe()
+    }
+    while (this.#describing !== undefined) await this.#describing.done.catch(() => undefined)
+    if (this.#fault !== undefined) throw this.#fault
+  }
+
+  /**
+   * Before a turn starts: the texts must be resolved (a pool with asynchronous texts is assembled
+   * first, so the turn's start finds nothing new to wait for).
+   * @throws Error while texts are on their way, or the failure of one.
+   */
+  prepare(where: string): void {
+    if (this.#late) this.sync()
+    this.check(where)
+  }
+
+  /** @throws Error while texts are on their way (await kernel.ready()), or naming the tool whose text failed. */
+  check(where: string): void {
+    if (this.#describing !== undefined)
+      throw new Error(
+        `${where}: the descriptions of ${this.#describing.waiting.join(', ')} are still being resolved (an asynchronous description() or prompt()); await kernel.ready() first`,
+      )
+    if (this.#fault !== undefined)
+      throw new Error(`${where}: ${this.#fault.message}. No tool is offered until every description resolves`, {
+        cause: this.#fault,
+      })
+  }
+
+  /** The texts session.configured just recorded: the baseline a later change is recorded against. */
+  noteRecorded(): void {
+    for (const [tool, texts] of this.#texts) this.#sent.set(tool.name, texts.prompt)
   }
 
   /**
@@ -227,9 +300,10 @@ export class KernelPool {
       if ('load' in entry) this.#o.log.append(loadedEvent(entry.load, entry.how, turnId))
       else this.#o.log.append({ type: 'pool.changed', turnId, ...changeFields(entry) })
     }
+    if (this.#describing === undefined && this.#fault === undefined) this.#recordDescribed(turnId)
     if (!this.dynamic) return
     const pool = this.current()
-    const tools = poolApiTools(pool, this.#o.format, this.#toolSearch)
+    const tools = poolApiTools(pool, this.#o.format, this.#shown(this.#toolSearch))
     this.#o.log.append({
       type: 'pool.assembled',
       turnId,
@@ -254,9 +328,110 @@ export class KernelPool {
     }
   }
 
+  /**
+   * Resolves every tool's texts when the context they read changed since the last time (the
+   * registry, a tool switched, the mode, the cwd): at once when all are strings, else in the
+   * background — `described()` waits for them, `check` refuses to go on without them.
+   */
+  #describe(): void {
+    const mode = this.#o.mode()
+    const cwd = this.#o.cwd()
+    const key = JSON.stringify([this.#version, mode, cwd])
+    if (key === this.#textsFor) return
+    this.#textsFor = key
+    this.#fault = undefined
+    this.#describing = undefined
+    const enabled = (tool: Tool): boolean => !this.#disabled.has(tool.name)
+    const offered = this.#order.filter(
+      (tool) => filterReason(tool, { denied: this.#o.denied, mode, enabled }) === undefined,
+    )
+    const shared: DescribeContext = {
+      tools: offered.map((tool) => tool.name),
+      mode,
+      cwd,
+      inputSchema: { type: 'object' },
+    }
+    const contextOf = (tool: Tool): DescribeContext =>
+      readsContext(tool) ? { ...shared, inputSchema: guarded(() => inputJsonSchema(tool), shared.inputSchema) } : shared
+    const tools = [this.#toolSearch, ...this.#order]
+    let answer: Map<Tool, ToolTexts> | Describing
+    try {
+      answer = describeTools(tools, contextOf)
+    } catch (error) {
+      this.#fault = error instanceof Error ? error : new Error(String(error))
+      return
+    }
+    if (answer instanceof Map) return this.#settle(answer)
+    const describing = answer
+    this.#late = true
+    for (const tool of tools) if (describing.waiting.includes(tool.name)) this.#async.add(tool)
+    this.#describing = describing
+    describing.done.then(
+      (texts) => {
+        if (this.#describing !== describing) return
+        this.#describing = undefined
+        this.#settle(texts)
+      },
+      (error: unknown) => {
+        if (this.#describing !== describing) return
+        this.#describing = undefined
+        this.#fault = error instanceof Error ? error : new Error(String(error))
+      },
+    )
+  }
+
+  #settle(texts: Map<Tool, ToolTexts>): void {
+    const changed =
+      texts.size !== this.#texts.size ||
+      [...texts].some(([tool, t]) => {
+        const was = this.#texts.get(tool)
+        return was?.prompt !== t.prompt || was.description !== t.description
+      })
+    this.#texts = texts
+    if (changed) this.#textsGen++
+    this.#publish()
+  }
+
+  /** The texts of each tool whose text changed since the log last recorded it, as tools.described. */
+  #recordDescribed(turnId: string): void {
+    const changed: Array<{ name: string; description: string }> = []
+    for (const [tool, { prompt }] of this.#texts) {
+      const sent = this.#sent.get(tool.name)
+      // A text the log never had (a tool that joined later) is its first: only a change is news.
+      if (sent !== prompt) this.#sent.set(tool.name, prompt)
+      if (sent !== undefined && sent !== prompt) changed.push({ name: tool.name, description: prompt })
+    }
+    if (changed.length > 0) this.#o.log.append({ type: 'tools.described', turnId, tools: changed })
+  }
+
+  /** The tool as the pool offers it: a view answering the resolved texts when they read the context or are async. */
+  #shown(tool: Tool): Tool {
+    if (!readsContext(tool) && !this.#async.has(tool)) return tool
+    let view = this.#views.get(tool)
+    if (view === undefined) {
+      view = describedView(tool, () => this.#textsOf(tool))
+      this.#views.set(tool, view)
+    }
+    return view
+  }
+
+  #textsOf(tool: Tool): ToolTexts {
+    const texts = this.#texts.get(tool)
+    if (texts !== undefined) return texts
+    throw new Error(
+      this.#fault?.message ??
+        `the descriptions of tool "${tool.name}" are still being resolved (an asynchronous description() or prompt()); await kernel.ready() first`,
+    )
+  }
+
   #apply(): void {
     for (const { added, removed } of this.#pending.splice(0)) this.#commit('app', added, removed, [])
-    const registry = [...(this.dynamic ? [this.#toolSearch] : []), ...this.#order]
+    this.#publish()
+  }
+
+  /** The registry: ToolSearch when the pool is dynamic, then each tool as the pool offers it. */
+  #publish(): void {
+    const registry = [...(this.dynamic ? [this.#toolSearch] : []), ...this.#order].map((tool) => this.#shown(tool))
     this.#o.registry.replace(registry)
     this.#o.registry.loader = {
       isUnloaded: (name) => this.dynamic && this.current().deferred.some((tool) => tool.name === name),

@@ -5,7 +5,7 @@
  * BM25 search. Pure: the same searchable set and query give the same answer on every machine.
  */
 import type { Tool } from '../tool.types.js'
-import { inputJsonSchema } from '../to-api-format.js'
+import { inputJsonSchema, textOf } from '../to-api-format.js'
 import { guarded } from '../../util/guarded.js'
 import { Bm25Index, FIELD_WEIGHTS, type SearchDocument } from './bm25.js'
 
@@ -45,7 +45,7 @@ export function searchDocument(tool: Tool): SearchDocument {
     fields: [
       { text: tool.name, weight: FIELD_WEIGHTS.name },
       { text: tool.searchHint ?? '', weight: FIELD_WEIGHTS.hint },
-      { text: guarded(() => tool.prompt(), ''), weight: FIELD_WEIGHTS.description },
+      { text: guarded(() => textOf(tool, 'prompt'), ''), weight: FIELD_WEIGHTS.description },
       { text: parameters.join(' '), weight: FIELD_WEIGHTS.parameter },
     ],
   }

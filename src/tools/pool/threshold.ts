@@ -4,7 +4,8 @@
  * 200,000 tokens — or there are more of them than a count. Below it, sending them in full is
  * cheaper than a search round trip. The estimate and the outcome go into `pool.assembled`.
  */
-import { anthropicTool } from '../to-api-format.js'
+import { guarded } from '../../util/guarded.js'
+import { anthropicTool, textOf } from '../to-api-format.js'
 import type { Tool } from '../tool.types.js'
 
 export interface DeferralOptions {
@@ -37,16 +38,22 @@ export const DEFAULT_DEFER_MAX_TOOLS = 100
 /** Characters per token for the estimate: JSON schemas tokenize at about four. */
 export const CHARS_PER_TOKEN = 4
 
-const sizes = new WeakMap<Tool, number>()
+const sizes = new WeakMap<Tool, { prompt: string; size: number }>()
 
-/** Characters of a tool's full Anthropic definition (cached per tool). */
+/**
+ * Characters of a tool's full Anthropic definition, cached per tool and text (the pool's view of a
+ * tool whose description reads the context changes its text with it).
+ */
 export function definitionChars(tool: Tool): number {
-  let size = sizes.get(tool)
-  if (size === undefined) {
-    size = JSON.stringify(anthropicTool({ tool, deferred: false })).length
-    sizes.set(tool, size)
+  // A text not resolved yet (or failing) counts as empty: the pool that asks is assembled again
+  // once the texts are resolved, and a turn or apiTools() never goes on without them.
+  const prompt = guarded(() => textOf(tool, 'prompt'), '')
+  let cached = sizes.get(tool)
+  if (cached?.prompt !== prompt) {
+    cached = { prompt, size: JSON.stringify(anthropicTool({ tool, deferred: false, prompt })).length }
+    sizes.set(tool, cached)
   }
-  return size
+  return cached.size
 }
 
 /** Estimated tokens of a text of `chars` characters. */

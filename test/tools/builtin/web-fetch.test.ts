@@ -12,6 +12,7 @@ import {
   type ToolResultBlock,
 } from '../../../src/index.js'
 import { fakeClock } from '../../../src/testing/index.js'
+import { textOf } from '../../../src/tools/to-api-format.js'
 import { assistant, gate, testKernel } from '../../helpers.js'
 import { text } from './setup.js'
 
@@ -371,7 +372,7 @@ describe('createWebFetch', () => {
   })
 
   it('describes itself to the model: no prompt, no model, the limits', () => {
-    const prompt = WebFetch.prompt()
+    const prompt = textOf(WebFetch, 'prompt')
     expect(prompt).toMatch(/takes no prompt and runs no model over the page/)
     expect(prompt).toMatch(/private, loopback or link-local addresses .* are refused/)
     expect(WebFetch.isReadOnly({ url: 'https://x' })).toBe(true)
