@@ -378,7 +378,13 @@ export function createKernel<const O extends KernelOptions>(options: O): Kernel<
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
-  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver; timers?: CallTimers } = {},
+  internal: {
+    legacyDispatch?: boolean
+    observeCalls?: CallObserver
+    timers?: CallTimers
+    /** Asked as each turn opens: claim the budget as results arrive (replay of a log from before budget.decided). */
+    budgetByArrival?: () => boolean
+  } = {},
 ): KernelInternals {
   checkKernelOptions(options)
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
@@ -428,6 +434,7 @@ export function createKernelInternals(
     maxConcurrency: config.maxConcurrency,
     legacyDispatch: internal.legacyDispatch === true,
     messageBudget: config.messageBudget,
+    budgetByArrival: internal.budgetByArrival?.() === true,
     permissions: config.permissions,
   })
 

@@ -536,6 +536,22 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     /** Why it could not start, when it could not. */
     error: z.string().optional(),
   }),
+  // Largest-first message budget (docs/decisions/results.md, 158): results that arrive together.
+  /**
+   * A call's tool returned while siblings of its turn were still running: its result waits for
+   * theirs, so the message budget is decided for them together. Where the log has its answer.
+   */
+  z.object({ ...toolEnvelope, type: z.literal('budget.held'), chars: z.number().int().nonnegative() }),
+  /**
+   * Results that waited for each other, decided together: the calls in tool_use order, and those
+   * whose output goes to the result store — the largest first, until the rest fit the message.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('budget.decided'),
+    group: z.array(z.string()),
+    persisted: z.array(z.string()),
+  }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

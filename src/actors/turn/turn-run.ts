@@ -25,6 +25,7 @@ import {
 } from '../tool-call/tool-call.actor.js'
 import type { ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { TurnBudget } from './budget.js'
+import { BudgetGroups } from './budget-groups.js'
 import { classifySafety } from './safety.js'
 import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
 import type { EarlyStart, TurnResult } from './turn.types.js'
@@ -39,6 +40,8 @@ export interface TurnDeps {
   legacyDispatch?: boolean
   /** Characters the turn's message may carry before fresh results are persisted. */
   messageBudget: number
+  /** Claim each result's budget as it arrives, none waiting for another (replaying a log from before budget.decided). */
+  budgetByArrival?: boolean
   /** The permission configuration in force (recorded in turn.started for replay). */
   permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
   /** Why the log stopped taking events, if it has. */
@@ -111,7 +114,12 @@ export class TurnRun {
     this.#deps = deps
     this.#config = config
     this.turnId = deps.turnId
-    this.#budget = { limit: deps.messageBudget, used: resumed?.used ?? 0 }
+    const budget: { limit: number; used: number; groups?: BudgetGroups } = {
+      limit: deps.messageBudget,
+      used: resumed?.used ?? 0,
+    }
+    if (deps.budgetByArrival !== true) budget.groups = new BudgetGroups(budget, deps.log, deps.turnId)
+    this.#budget = budget
     this.first =
       resumed?.first ??
       deps.log.append({
@@ -394,7 +402,7 @@ function scheduledCall(
       if (!how.dispatched) log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
       const handle = startToolCall(deps.machine, services, request)
       how.started(handle)
-      return handle
+      return grouped(handle, use.id, budget.groups)
     },
     // A call whose input never arrived whole says so, rather than why it was not started:
     // it could not run either way.
@@ -406,6 +414,23 @@ function scheduledCall(
           ? request
           : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
       ),
+  }
+}
+
+/**
+ * The handle the scheduler gets, telling the turn's budget groups when the call parks below it and
+ * when its actor ends — before the scheduler hears of it and starts another call.
+ */
+function grouped(handle: CallHandle, toolUseId: string, groups: BudgetGroups | undefined): CallHandle {
+  if (groups === undefined) return handle
+  handle.onParked((parked) => groups.parked(toolUseId, parked))
+  return {
+    ...handle,
+    onDone: (listener) =>
+      handle.onDone((outcome) => {
+        groups.ended(toolUseId)
+        listener(outcome)
+      }),
   }
 }
 
