@@ -132,6 +132,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     attempts: noAttempts(),
     disabled: new Set(),
     changes: new Map(),
+    byArrival: true,
   }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
@@ -208,7 +209,13 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
           },
         },
       },
-      { legacyDispatch: writtenBefore02(configured), timers: recordedTimers(now) },
+      {
+        legacyDispatch: writtenBefore02(configured),
+        timers: recordedTimers(now),
+        // A turn whose log has no budget.held or budget.decided never had a result wait for
+        // another (or was written before they did): its results are claimed as they arrive.
+        budgetByArrival: () => now.byArrival,
+      },
     )
   }
   const turns = groupTurns(events)
@@ -230,6 +237,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
       if (e.type === 'session.changed' && e.source === 'app' && e.mode !== undefined)
         kernel.setMode(e.mode as PermissionMode)
     now.recording = indexRecording(turnEvents)
+    now.byArrival = !turnEvents.some((e) => e.type === 'budget.held' || e.type === 'budget.decided')
     now.gates = new Gates()
     now.activity = new Activity()
     now.attempts = noAttempts()
@@ -353,6 +361,8 @@ interface Current {
   disabled: Set<string>
   /** The context changes the turn's calls returned, by tool_use id. */
   changes: Map<string, Record<string, unknown>>
+  /** The turn's results are claimed as they arrive (its log records no budget group). */
+  byArrival: boolean
 }
 
 const noAttempts = (): Current['attempts'] => ({ replayed: new Map(), recorded: new Map() })
@@ -665,6 +675,14 @@ function drive(
       // A 'block' tool's grace starts when its deadline fires: both fired by now.
       gates.release(`deadline:${event.toolUseId}`, true)
       gates.release(`grace:${event.toolUseId}`, true)
+      return
+    case 'budget.held':
+      // The tool returned here; its result waited for its running siblings'.
+      gates.release(`call:${event.toolUseId}:${attemptAt(event.toolUseId)}`, true)
+      return
+    case 'budget.decided':
+      // The result whose arrival decided the group returned here (the held ones before).
+      for (const id of event.group) gates.release(`call:${id}:${attemptAt(id)}`, true)
       return
     case 'tool.budgeted':
       // A save that failed fails again, with the recorded reason.

@@ -115,7 +115,12 @@ function completed(call: CallScope, tool: Tool, output: unknown, input: unknown)
     persist =
       groups === undefined
         ? claimBudget(call.budget, chars, tool.maxResultSizeChars)
-        : groups.arrived({ toolUseId: call.toolUseId, index: call.index, chars, maxResultSizeChars: tool.maxResultSizeChars })
+        : groups.arrived({
+            toolUseId: call.toolUseId,
+            index: call.index,
+            chars,
+            maxResultSizeChars: tool.maxResultSizeChars,
+          })
   } catch (error) {
     call.budget.groups?.answered(call.toolUseId)
     return decided({ input, output, mapError: error }, false)
