@@ -96,6 +96,8 @@ class SaveFailed extends Error {}
 
 /** Output marker for a result the recording persisted: replay maps it from the saved file. */
 const PERSISTED = Symbol('persisted output')
+/** Output marker for a result whose size alone the recording kept (it was held when the process died). */
+const HELD = Symbol('held output')
 
 const REPLAY_OPTIONS = optionNames<ReplayOptions>()(
   'tools',
@@ -459,6 +461,8 @@ function recordedTool(
       const failed = recorded?.retries[attempt - 1]
       if (failed !== undefined) throw standInError(failed.error, failed.errorClass)
       const completion = recorded?.completion
+      // The process died while its result waited for its siblings': the log has only its size.
+      if (completion === undefined && recorded?.heldChars !== undefined) return { [HELD]: recorded.heldChars }
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) {
         const prefix = toolErrorPrefix(tool.name, 'attempts' in completion ? completion.attempts : undefined)
@@ -473,6 +477,10 @@ function recordedTool(
       return change === undefined ? output : changeContext(output, change as ContextChange)
     },
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
+      if (output !== null && typeof output === 'object' && HELD in output) {
+        const chars = (output as { [HELD]: number })[HELD]
+        return { type: 'tool_result', tool_use_id: toolUseId, content: '…'.repeat(chars) }
+      }
       if (output !== null && typeof output === 'object' && PERSISTED in output) {
         const path = (output as { [PERSISTED]: string | undefined })[PERSISTED]
         return { type: 'tool_result', tool_use_id: toolUseId, content: savedText(path, readResult) }

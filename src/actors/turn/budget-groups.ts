@@ -4,7 +4,9 @@
  * none runs; then the message budget is claimed for all that waited at once, the largest
  * persisted first (`budget.decided`), and each call goes on with its `tool.completed`, in
  * tool_use order. A result that arrives while no sibling runs is claimed at once and waits for
- * nothing, as before (decision 16).
+ * nothing, as before (decision 16); so is one the budget cannot change (short output, output over
+ * its tool's own limit, a tool whose limit is Infinity): its room is taken at once, which is what
+ * deciding it with the group would do, and its output is in the log if the process dies.
  *
  * A call runs from its `tool.started` until its tool answers, or its actor ends (an interrupted
  * 'block' tool that never settles ends with its call), or it waits for a person below it (a
@@ -12,7 +14,7 @@
  * or follows one at a fixed point, so a re-execution forms the same groups.
  */
 import type { EventLog } from '../../ports/index.js'
-import { claimBudget, claimTogether, type Fresh, type TurnBudget } from './budget.js'
+import { claimBudget, claimTogether, KEEP_WHOLE_CHARS, type Fresh, type TurnBudget } from './budget.js'
 
 interface Held extends Fresh {
   readonly settle: (persist: boolean) => void
@@ -45,8 +47,12 @@ export class BudgetGroups {
    */
   arrived(fresh: Fresh): boolean | Promise<boolean> {
     this.#running.delete(fresh.toolUseId)
-    if (this.#running.size === 0 && this.#held.length === 0)
-      return claimBudget(this.#budget, fresh.chars, fresh.maxResultSizeChars)
+    // Output the message budget never persists, or always does, claims its room at once.
+    if ((this.#running.size === 0 && this.#held.length === 0) || !undecided(fresh)) {
+      const persisted = claimBudget(this.#budget, fresh.chars, fresh.maxResultSizeChars)
+      this.#decide()
+      return persisted
+    }
     this.#log.append({ type: 'budget.held', turnId: this.#turnId, toolUseId: fresh.toolUseId, chars: fresh.chars })
     const persisted = new Promise<boolean>((settle) => this.#held.push({ ...fresh, settle }))
     this.#decide()
@@ -89,4 +95,15 @@ export class BudgetGroups {
     })
     for (const held of group) held.settle(persisted.has(held.toolUseId))
   }
+}
+
+/**
+ * Whether the message budget may persist this output or keep it whole: only then does it wait. A
+ * tool whose limit is Infinity is never persisted, output over its tool's own limit always is,
+ * and output of KEEP_WHOLE_CHARS or less never is for the message budget (decision 87).
+ */
+function undecided(fresh: Fresh): boolean {
+  return (
+    fresh.maxResultSizeChars !== Infinity && fresh.chars <= fresh.maxResultSizeChars && fresh.chars > KEEP_WHOLE_CHARS
+  )
 }
