@@ -49,9 +49,9 @@ export class BudgetGroups {
     this.#running.delete(fresh.toolUseId)
     // Output the message budget never persists, or always does, claims its room at once.
     if ((this.#running.size === 0 && this.#held.length === 0) || !undecided(fresh)) {
-      const persisted = claimBudget(this.#budget, fresh.chars, fresh.maxResultSizeChars)
+      // The group it ends is decided first, as the log has it: budget.decided before this tool.completed.
       this.#decide()
-      return persisted
+      return claimBudget(this.#budget, fresh.chars, fresh.maxResultSizeChars)
     }
     this.#log.append({ type: 'budget.held', turnId: this.#turnId, toolUseId: fresh.toolUseId, chars: fresh.chars })
     const persisted = new Promise<boolean>((settle) => this.#held.push({ ...fresh, settle }))
