@@ -176,6 +176,8 @@ const VALID: Json[] = [
     killedBy: 'u',
     error: 'e',
   },
+  { ...tool('budget.held'), chars: 2000 },
+  { ...env('budget.decided'), group: ['u', 'w'], persisted: ['w'] },
   {
     ...tool('tool.result'),
     outcome: 'success',
