@@ -125,7 +125,17 @@ function completed(call: CallScope, tool: Tool, output: unknown, input: unknown)
     call.budget.groups?.answered(call.toolUseId)
     return decided({ input, output, mapError: error }, false)
   }
-  return typeof persist === 'boolean' ? decided(carry, persist) : persist.then((held) => decided(carry, held))
+  if (typeof persist === 'boolean') return decided(carry, persist)
+  const { groups } = call.budget
+  const held = carry
+  call.io.heldResult = () => {
+    call.io.heldResult = undefined
+    return decided(held, groups?.claimNow(call.toolUseId) ?? false)
+  }
+  return persist.then((persisted) => {
+    call.io.heldResult = undefined
+    return decided(held, persisted)
+  })
 }
 
 /**
@@ -137,7 +147,11 @@ function withChange(call: CallScope, answer: StepAnswer, change: ContextChange |
   const session = call.services.session
   if (change === undefined || session === undefined) return answer
   // A call that ran alone never waits for its budget (budget-groups.ts): its answer is at hand.
-  if (isThenable<Decided>(answer)) return Promise.resolve(answer).then((decided) => changed(call, decided, change))
+  if (isThenable<Decided>(answer)) {
+    const interrupted = call.io.heldResult
+    if (interrupted !== undefined) call.io.heldResult = () => changed(call, interrupted(), change)
+    return Promise.resolve(answer).then((decided) => changed(call, decided, change))
+  }
   return changed(call, answer, change)
 }
 

@@ -29,6 +29,8 @@ export class BudgetGroups {
   /** Running calls that wait for a person in a child turn: nothing waits for them. */
   readonly #parked = new Set<string>()
   #held: Held[] = []
+  /** What each decided group's calls were told, until they have heard it. */
+  readonly #decided = new Map<string, boolean>()
 
   constructor(budget: TurnBudget, log: EventLog, turnId: string) {
     this.#budget = budget
@@ -65,10 +67,26 @@ export class BudgetGroups {
     this.#decide()
   }
 
-  /** The call's actor ended: it runs no more, and a result it held is not wanted (it was interrupted). */
+  /**
+   * A held call is interrupted: whether its output is persisted, now — its group's answer if the
+   * group was decided, else claimed alone at once (it leaves the group).
+   */
+  claimNow(toolUseId: string): boolean {
+    const decided = this.#decided.get(toolUseId)
+    if (decided !== undefined) return decided
+    const held = this.#held.find((entry) => entry.toolUseId === toolUseId)
+    if (held === undefined) return false
+    this.#held = this.#held.filter((entry) => entry !== held)
+    const persisted = claimBudget(this.#budget, held.chars, held.maxResultSizeChars)
+    this.#decide()
+    return persisted
+  }
+
+  /** The call's actor ended: it runs no more. */
   ended(toolUseId: string): void {
     this.#running.delete(toolUseId)
     this.#parked.delete(toolUseId)
+    this.#decided.delete(toolUseId)
     this.#held = this.#held.filter((held) => held.toolUseId !== toolUseId)
     this.#decide()
   }
@@ -93,7 +111,10 @@ export class BudgetGroups {
       group: group.map((held) => held.toolUseId),
       persisted: group.flatMap((held) => (persisted.has(held.toolUseId) ? [held.toolUseId] : [])),
     })
-    for (const held of group) held.settle(persisted.has(held.toolUseId))
+    for (const held of group) {
+      this.#decided.set(held.toolUseId, persisted.has(held.toolUseId))
+      held.settle(persisted.has(held.toolUseId))
+    }
   }
 }
 

@@ -48,6 +48,46 @@ describe('a result waiting for its group', () => {
     expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
   })
 
+  it('has its result when interrupted itself: a failed sibling stops the others, but the held one returned', async () => {
+    let failNow!: () => void
+    const failing = new Promise<void>((resolve) => (failNow = resolve))
+    const Quick = buildTool({
+      name: 'Quick',
+      description: () => 'Returns 2,000 characters, then lets Failing fail.',
+      inputSchema: z.strictObject({}),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      interruptBehavior: () => 'cancel',
+      call: async () => (setImmediate(failNow), 'q'.repeat(2_000)),
+    })
+    const Failing = buildTool({
+      name: 'Failing',
+      description: () => 'Fails, and stops its siblings.',
+      inputSchema: z.strictObject({}),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      cascadesOnFailure: true,
+      call: async () => {
+        await failing
+        throw new Error('broken')
+      },
+    })
+    const kernel = testKernel([Quick, Failing, Stuck])
+    const { message, events } = await kernel.runTurn(
+      assistant(['quick', 'Quick', {}], ['failing', 'Failing', {}], ['stuck', 'Stuck', {}]),
+    )
+    expect(events.some((e) => e.type === 'budget.held' && e.toolUseId === 'quick')).toBe(true)
+    expect(events.some((e) => e.type === 'tool.cascaded')).toBe(true)
+    expect(message.content.map((block) => [block.tool_use_id, block.is_error === true])).toEqual([
+      ['quick', false],
+      ['failing', true],
+      ['stuck', true],
+    ])
+    expect(message.content[0]?.content).toBe('q'.repeat(2_000))
+    const replayed = await replay(kernel.log.read(), { tools: [Quick, Failing, Stuck] })
+    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
+  })
+
   it('replay holds the engine to the recorded decision: another persisted set is a divergence at budget.decided', async () => {
     let letGo!: () => void
     const first = new Promise<void>((resolve) => (letGo = resolve))
@@ -78,7 +118,7 @@ describe('a result waiting for its group', () => {
     expect(ok.ok ? 'ok' : ok.divergence.message).toBe('ok')
     const decided = log.find((e) => e.type === 'budget.decided') as KernelEvent
     expect(decided).toMatchObject({ group: ['small', 'large'], persisted: ['large'] })
-    const edited = log.map((e) => (e === decided ? { ...e, persisted: ['small'] } : e))
+    const edited = log.map((e) => (e === decided ? ({ ...e, persisted: ['small'] } as KernelEvent) : e))
     const result = await replay(edited, options)
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.divergence.position).toBe(decided.seq)
