@@ -40,7 +40,7 @@ export interface TurnDeps {
   legacyDispatch?: boolean
   /** Characters the turn's message may carry before fresh results are persisted. */
   messageBudget: number
-  /** Claim each result's budget as it arrives, none waiting for another (replaying a log from before budget.decided). */
+  /** Claim each result as it arrives, none waiting for another (replay of a log from before budget.decided). */
   budgetByArrival?: boolean
   /** The permission configuration in force (recorded in turn.started for replay). */
   permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
