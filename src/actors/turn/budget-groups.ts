@@ -14,13 +14,20 @@
  * or follows one at a fixed point, so a re-execution forms the same groups.
  */
 import type { EventLog } from '../../ports/index.js'
-import { claimBudget, claimTogether, KEEP_WHOLE_CHARS, type Fresh, type TurnBudget } from './budget.js'
+import {
+  claimBudget,
+  claimTogether,
+  KEEP_WHOLE_CHARS,
+  type Fresh,
+  type ResultGroups,
+  type TurnBudget,
+} from './budget.js'
 
 interface Held extends Fresh {
   readonly settle: (persist: boolean) => void
 }
 
-export class BudgetGroups {
+export class BudgetGroups implements ResultGroups {
   readonly #budget: TurnBudget
   readonly #log: EventLog
   readonly #turnId: string

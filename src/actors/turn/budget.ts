@@ -8,7 +8,6 @@
  * together, the largest persisted first (docs/decisions/results.md, 158; budget-groups.ts).
  */
 import type { ToolResultBlock } from '../../events/event.schema.js'
-import type { BudgetGroups } from './budget-groups.js'
 
 export const DEFAULT_MESSAGE_BUDGET_CHARS = 200_000
 /** Characters of the head and of the tail kept in a preview, at most. */
@@ -24,7 +23,19 @@ export interface TurnBudget {
   readonly limit: number
   used: number
   /** Results that arrive together wait for each other (absent: each is claimed as it arrives). */
-  readonly groups?: BudgetGroups
+  readonly groups?: ResultGroups
+}
+
+/** What the call step tells the turn's budget groups (budget-groups.ts), and asks them. */
+export interface ResultGroups {
+  /** The call's tool starts. */
+  started(toolUseId: string): void
+  /** The tool returned this output: whether it is persisted, at once or once its group is decided. */
+  arrived(fresh: Fresh): boolean | Promise<boolean>
+  /** The tool answered with nothing to claim for (it failed). */
+  answered(toolUseId: string): void
+  /** A held call is interrupted: whether its output is persisted, now. */
+  claimNow(toolUseId: string): boolean
 }
 
 /** The text a block puts into the conversation. */

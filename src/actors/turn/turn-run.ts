@@ -26,9 +26,13 @@ import {
 import type { ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { TurnBudget } from './budget.js'
 import { BudgetGroups } from './budget-groups.js'
+
 import { classifySafety } from './safety.js'
 import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
 import type { EarlyStart, TurnResult } from './turn.types.js'
+
+/** The turn's budget, with its groups as the turn run drives them. */
+type GroupedBudget = TurnBudget & { readonly groups?: BudgetGroups }
 
 export interface TurnDeps {
   turnId: string
@@ -94,7 +98,7 @@ export class TurnRun {
   readonly #config: TurnConfig
   readonly #control = new Subject<SchedulerInput>()
   readonly #ids = new Set<string>()
-  readonly #budget: TurnBudget
+  readonly #budget: GroupedBudget
   /** The turn's result: settles when it is over, or parked (then a new one once it is answered). */
   #result!: Promise<TurnResult>
   #resolveResult!: (result: TurnResult) => void
@@ -381,7 +385,7 @@ export class TurnRun {
 /** The scheduler's view of one call: how it starts (dispatched, as an actor) or is voided. */
 function scheduledCall(
   deps: TurnDeps,
-  budget: TurnBudget,
+  budget: GroupedBudget,
   use: IncomingToolUse,
   flags: { safe: boolean; early: boolean; cascades: boolean },
   validated: CallRequest['validated'],
