@@ -389,7 +389,13 @@ export function createKernel<const O extends KernelOptions>(options: O): Kernel<
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */
 export function createKernelInternals(
   options: KernelOptions,
-  internal: { legacyDispatch?: boolean; observeCalls?: CallObserver; timers?: CallTimers } = {},
+  internal: {
+    legacyDispatch?: boolean
+    observeCalls?: CallObserver
+    timers?: CallTimers
+    /** Asked as each turn opens: claim the budget as results arrive (replay of a log from before budget.decided). */
+    budgetByArrival?: () => boolean
+  } = {},
 ): KernelInternals {
   checkKernelOptions(options)
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
@@ -440,6 +446,7 @@ export function createKernelInternals(
     maxConcurrency: config.maxConcurrency,
     legacyDispatch: internal.legacyDispatch === true,
     messageBudget: config.messageBudget,
+    budgetByArrival: internal.budgetByArrival?.() === true,
     permissions: config.permissions,
   })
 
@@ -536,7 +543,7 @@ export function createKernelInternals(
   /** A turn the kernel tracks while it runs, so a failing log can stop it. */
   const open = (mode: 'batch' | 'stream', early: EarlyStart): TurnControl => {
     refuseFailedLog()
-    // The descriptions of this turn's pool are resolved before it starts (docs/decisions/tools.md #154).
+    // The descriptions of this turn's pool are resolved before it starts (docs/decisions/tools.md #153).
     pool.prepare('a turn cannot start')
     const turn = startTurn(turnDeps(), { mode, earlyStart: early })
     configure(turn.turnId)
@@ -618,7 +625,7 @@ export function createKernelInternals(
           'kernel.setMode: a turn is running; set the mode between turns (a tool changes it with changeContext)',
         )
       session.setMode(mode)
-      // Descriptions that read the mode are asked again now (docs/decisions/tools.md #154).
+      // Descriptions that read the mode are asked again now (docs/decisions/tools.md #153).
       pool.contextChanged()
     },
     get session() {

@@ -148,7 +148,7 @@ export function buildSandboxes(
 
 /**
  * The rules, told which tools' calls run in the sandbox (`allowSandboxed`, docs/decisions/
- * permissions.md, 163): a tool whose sandbox mode is not `off` and whose sandbox's check of the
+ * permissions.md, 156): a tool whose sandbox mode is not `off` and whose sandbox's check of the
  * machine has not failed. No sandboxes (none configured): `allowSandboxed` rules allow nothing.
  */
 export function withSandboxed(rules: RuleSet, sandboxes: ToolSandboxes | undefined): RuleSet {

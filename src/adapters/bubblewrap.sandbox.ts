@@ -78,7 +78,7 @@ export function createBubblewrap(options: BubblewrapOptions = {}): SandboxProvid
 
   /**
    * `network: { allowDomains }`: the proxy starts with the sandbox's check (once), its socket's
-   * directory is bound in, and the command runs under the forwarder (docs/decisions/processes.md, 164).
+   * directory is bound in, and the command runs under the forwarder (docs/decisions/processes.md, 157).
    */
   function proxied(policy: SandboxPolicy, scope: SandboxScope, domains: readonly string[]): Sandbox {
     let proxy: DomainProxy | undefined

@@ -1,5 +1,5 @@
 /**
- * `sandbox.network: { allowDomains }` (docs/decisions/processes.md, 164): an HTTP proxy outside the
+ * `sandbox.network: { allowDomains }` (docs/decisions/processes.md, 157): an HTTP proxy outside the
  * sandbox that lets through only the listed domains, and the forwarder inside it.
  *
  * - The proxy (here, in the app's process) listens on a unix socket in a private directory (0700).

@@ -5,7 +5,7 @@
  * line), so a long-lived stream of small messages is never cut. Past the cap, the body is
  * cancelled (the request is aborted, nothing more is read or buffered), the read fails, and the
  * connection is told once, so it can drop the connection as a protocol break, as the stdio
- * transport does (docs/decisions/mcp.md, 162).
+ * transport does (docs/decisions/mcp.md, 155).
  */
 
 /** What the connection learns when a server goes past the cap. */

@@ -559,7 +559,7 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     /** Why it could not start, when it could not. */
     error: z.string().optional(),
   }),
-  // Descriptions that read the pool's context or are async (docs/decisions/tools.md #154): the
+  // Descriptions that read the pool's context or are async (docs/decisions/tools.md #153): the
   // texts the model is sent from this turn on, for tools whose text changed since the log last
   // recorded it (session.configured, or an earlier tools.described). Recorded at the turn's start.
   z.object({
@@ -572,6 +572,22 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
         description: z.string(),
       }),
     ),
+  }),
+  // Largest-first message budget (docs/decisions/results.md, 154): results that arrive together.
+  /**
+   * A call's tool returned while siblings of its turn were still running: its result waits for
+   * theirs, so the message budget is decided for them together. Where the log has its answer.
+   */
+  z.object({ ...toolEnvelope, type: z.literal('budget.held'), chars: z.number().int().nonnegative() }),
+  /**
+   * Results that waited for each other, decided together: the calls in tool_use order, and those
+   * whose output goes to the result store — the largest first, until the rest fit the message.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('budget.decided'),
+    group: z.array(z.string()),
+    persisted: z.array(z.string()),
   }),
 ])
 

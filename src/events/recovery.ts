@@ -24,7 +24,7 @@ interface OpenCall {
   dispatched: boolean
   progress: string[]
   /** What the tool answered, when its end is in the log. */
-  ended?: { output: unknown } | { error: string } | { persisted: string } | { unsaved: true }
+  ended?: { output: unknown } | { error: string } | { persisted: string } | { unsaved: true } | { held: number }
 }
 
 export interface OpenTurn {
@@ -129,6 +129,7 @@ export function openTurns(events: readonly KernelEvent[]): Map<string, OpenTurn>
       call.progress.push(typeof event.data === 'string' ? event.data : JSON.stringify(event.data))
     if (event.type === 'tool.completed') call.ended = isPersisted(event) ? { unsaved: true } : { output: event.output }
     if (event.type === 'tool.errored') call.ended = { error: event.message }
+    if (event.type === 'budget.held') call.ended = { held: event.chars }
     if (event.type === 'tool.budgeted')
       call.ended = event.path === undefined ? { unsaved: true } : { persisted: event.path }
   }
@@ -148,6 +149,9 @@ function knownOutput(ended: NonNullable<OpenCall['ended']>): string {
   if ('error' in ended) return `It reported an error: ${ended.error}`
   if ('persisted' in ended) return `Its full output was saved to ${ended.persisted}.`
   if ('unsaved' in ended) return 'Its output was too large to keep in the log and was not saved.'
+  // It waited for its siblings' results to share the message budget (docs/decisions/results.md, 154).
+  if ('held' in ended)
+    return `It returned ${ended.held} characters of output, which the log does not keep: they waited for the results of the calls running beside it.`
   const output = ended.output
   const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? 'undefined')
   return text === '' ? 'It returned no output.' : `Its output was:\n${text}`

@@ -159,7 +159,7 @@ async function ask<M, R>(
 ): Promise<{ response: R; turn?: TurnResult } | 'aborted'> {
   const { model, kernel, signal } = options
   // Descriptions that are async, or read a mode or cwd the last turn changed, are resolved first
-  // (docs/decisions/tools.md #154); with sync ones this waits for nothing.
+  // (docs/decisions/tools.md #153); with sync ones this waits for nothing.
   await kernel.ready()
   const tools = kernel.apiTools({ format: model.format })
   const request = signal === undefined ? {} : { signal }

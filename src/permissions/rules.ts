@@ -30,7 +30,7 @@ export interface PermissionRule {
   flag?: RuleFlag
   /**
    * An allow rule from `permissions.allowSandboxed`: it allows only a call that will run in a
-   * working OS sandbox (docs/decisions/permissions.md, 163).
+   * working OS sandbox (docs/decisions/permissions.md, 156).
    */
   sandboxedOnly?: true
 }

@@ -23,7 +23,7 @@ export interface RuleConfig {
 }
 
 /**
- * Whether a tool's calls will run in the OS sandbox (docs/decisions/permissions.md, 163): its mode
+ * Whether a tool's calls will run in the OS sandbox (docs/decisions/permissions.md, 156): its mode
  * is not `off`, and its sandbox's check of the machine has not failed. A call it allows while the
  * check is still running fails closed if the check fails: it never runs unsandboxed.
  */

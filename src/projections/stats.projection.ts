@@ -142,6 +142,8 @@ function stateAfter(event: KernelEvent, position: CallPosition, previous: string
       return `waiting ${event.delayMs} ms to retry (attempt ${event.attempt} failed)`
     case 'tool.restarted':
       return `running (attempt ${event.attempt})`
+    case 'budget.held':
+      return 'returned; waiting for its running siblings to share the message budget'
     case 'tool.progress':
     case 'hook.finished':
     case 'permission.granted':

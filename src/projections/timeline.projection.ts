@@ -119,6 +119,10 @@ export function describeEvent(event: KernelEvent): string {
       return `background shell ${event.shellId} read by ${event.readBy}: ${event.chars} chars${event.droppedChars !== undefined ? `, ${event.droppedChars} dropped` : ''}${event.running ? '' : ', exited'}`
     case 'shell.exited':
       return `background shell ${event.shellId} ${event.how === 'exited' ? 'exited' : event.how === 'killed' ? `killed${event.killedBy !== undefined ? ` by ${event.killedBy}` : ''}` : 'stopped at close'} (${event.signal ?? `exit code ${event.exitCode ?? 'unknown'}`})${event.error !== undefined ? ` — ${short(event.error)}` : ''}`
+    case 'budget.held':
+      return `output of ${event.chars} chars waits for its running siblings (message budget)`
+    case 'budget.decided':
+      return `message budget for ${event.group.join(', ')}: ${event.persisted.length === 0 ? 'all kept whole' : `persisted ${event.persisted.join(', ')}`}`
     default:
       // An event type newer than this list still shows what it says, not nothing.
       return short(JSON.stringify(fieldsOf(event as KernelEvent)))

@@ -31,6 +31,8 @@ export interface RecordedCall {
   hookedEvents: { pre?: EventOf<'tool.hooked'>; post?: EventOf<'tool.hooked'> }
   answer?: PermissionAnswer
   persistedAt?: string
+  /** Characters of output the call's tool returned while its result waited for its siblings' (`budget.held`). */
+  heldChars?: number
 }
 
 export interface Recording {
@@ -117,6 +119,9 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
         break
       case 'tool.budgeted':
         if (event.path !== undefined) entry.persistedAt = event.path
+        break
+      case 'budget.held':
+        entry.heldChars = event.chars
         break
       default:
         break

@@ -96,6 +96,8 @@ class SaveFailed extends Error {}
 
 /** Output marker for a result the recording persisted: replay maps it from the saved file. */
 const PERSISTED = Symbol('persisted output')
+/** Output marker for a result whose size alone the recording kept (it was held when the process died). */
+const HELD = Symbol('held output')
 
 const REPLAY_OPTIONS = optionNames<ReplayOptions>()(
   'tools',
@@ -133,6 +135,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     disabled: new Set(),
     changes: new Map(),
     described: new Map(),
+    byArrival: true,
   }
   const log = createMemoryLog({ now: () => 0 })
   let turnIndex = 0
@@ -211,7 +214,13 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
           },
         },
       },
-      { legacyDispatch: writtenBefore02(configured), timers: recordedTimers(now) },
+      {
+        legacyDispatch: writtenBefore02(configured),
+        timers: recordedTimers(now),
+        // A turn whose log has no budget.held or budget.decided never had a result wait for
+        // another (or was written before they did): its results are claimed as they arrive.
+        budgetByArrival: () => now.byArrival,
+      },
     )
   }
   const turns = groupTurns(events)
@@ -235,6 +244,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     // Descriptions that read the context or are async are resolved before the turn, as they were.
     await kernel.ready()
     now.recording = indexRecording(turnEvents)
+    now.byArrival = !turnEvents.some((e) => e.type === 'budget.held' || e.type === 'budget.decided')
     now.gates = new Gates()
     now.activity = new Activity()
     now.attempts = noAttempts()
@@ -363,6 +373,8 @@ interface Current {
   changes: Map<string, Record<string, unknown>>
   /** The texts the log recorded as sent (session.configured, tools.described) as of the turn being replayed. */
   described: Map<string, string>
+  /** The turn's results are claimed as they arrive (its log records no budget group). */
+  byArrival: boolean
 }
 
 const noAttempts = (): Current['attempts'] => ({ replayed: new Map(), recorded: new Map() })
@@ -463,6 +475,8 @@ function recordedTool(
       const failed = recorded?.retries[attempt - 1]
       if (failed !== undefined) throw standInError(failed.error, failed.errorClass)
       const completion = recorded?.completion
+      // The process died while its result waited for its siblings': the log has only its size.
+      if (completion === undefined && recorded?.heldChars !== undefined) return { [HELD]: recorded.heldChars }
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) {
         const prefix = toolErrorPrefix(tool.name, 'attempts' in completion ? completion.attempts : undefined)
@@ -477,6 +491,10 @@ function recordedTool(
       return change === undefined ? output : changeContext(output, change as ContextChange)
     },
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
+      if (output !== null && typeof output === 'object' && HELD in output) {
+        const chars = (output as { [HELD]: number })[HELD]
+        return { type: 'tool_result', tool_use_id: toolUseId, content: '…'.repeat(chars) }
+      }
       if (output !== null && typeof output === 'object' && PERSISTED in output) {
         const path = (output as { [PERSISTED]: string | undefined })[PERSISTED]
         return { type: 'tool_result', tool_use_id: toolUseId, content: savedText(path, readResult) }
@@ -679,6 +697,14 @@ function drive(
       // A 'block' tool's grace starts when its deadline fires: both fired by now.
       gates.release(`deadline:${event.toolUseId}`, true)
       gates.release(`grace:${event.toolUseId}`, true)
+      return
+    case 'budget.held':
+      // The tool returned here; its result waited for its running siblings'.
+      gates.release(`call:${event.toolUseId}:${attemptAt(event.toolUseId)}`, true)
+      return
+    case 'budget.decided':
+      // The result whose arrival decided the group returned here (the held ones before).
+      for (const id of event.group) gates.release(`call:${id}:${attemptAt(id)}`, true)
       return
     case 'tool.budgeted':
       // A save that failed fails again, with the recorded reason.

@@ -3,7 +3,7 @@
  * may read the pool's context and may be async, so the kernel's pool resolves them when it is
  * assembled, and everything that reads a text between then and the next assembly (the `tools`
  * parameter, the deferral threshold, ToolSearch, session.configured) reads the resolved one
- * through a view of the tool (decision 154).
+ * through a view of the tool (decision 153).
  */
 import { isThenable } from '../util/is-thenable.js'
 import type { DescribeContext, Tool } from './tool.types.js'

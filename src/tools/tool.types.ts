@@ -61,7 +61,7 @@ export interface PredicateContext {
 
 /**
  * What a tool's `description` and `prompt` receive: the pool they are sent in, as it stands when
- * the kernel assembles it between turns (docs/decisions/tools.md #154). A zero-argument
+ * the kernel assembles it between turns (docs/decisions/tools.md #153). A zero-argument
  * description ignores it.
  *
  * @example

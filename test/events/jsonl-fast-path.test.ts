@@ -177,6 +177,8 @@ const VALID: Json[] = [
     error: 'e',
   },
   { ...env('tools.described'), tools: [{ name: 'Query', description: 'Runs a query (plan).' }] },
+  { ...tool('budget.held'), chars: 2000 },
+  { ...env('budget.decided'), group: ['u', 'w'], persisted: ['w'] },
   {
     ...tool('tool.result'),
     outcome: 'success',

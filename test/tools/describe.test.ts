@@ -1,5 +1,5 @@
 /**
- * Descriptions that read the pool's context and may be async (decision 154): resolved when the
+ * Descriptions that read the pool's context and may be async (decision 153): resolved when the
  * pool is assembled, sent by `apiTools()` in every format, recorded when they change, replayed.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'

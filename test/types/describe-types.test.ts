@@ -1,5 +1,5 @@
 /**
- * Descriptions that read the context and may be async (decision 154) type-check through
+ * Descriptions that read the context and may be async (decision 153) type-check through
  * `buildTool` with no cast, and a zero-argument sync one is what it always was. Checked by the
  * project's tsc; a regression is a type error here.
  */

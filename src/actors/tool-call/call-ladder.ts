@@ -14,7 +14,7 @@ import { describeError } from '../../tools/result-text.js'
 import { backoffDelay, isAbortError, type RetryPolicy } from '../../tools/retry.js'
 import type { Tool } from '../../tools/tool.types.js'
 import { guarded } from '../../util/guarded.js'
-import { controllerOf, idsOf, toolContextOf, type CallScope, type Decided } from './call-scope.js'
+import { controllerOf, idsOf, toolContextOf, type CallScope, type Decided, type StepAnswer } from './call-scope.js'
 import { clockTimers, DEFAULT_TIMEOUT_GRACE_MS } from './call-timing.js'
 import { invokeTool } from './invoke-tool.js'
 
@@ -27,7 +27,8 @@ export interface CallPlan {
 
 /** How the tool's last answer becomes the call's decision (the call step's own mapping). */
 export interface LadderAnswers {
-  output(output: unknown): Decided
+  /** Waits when the result is held for the results that arrive with it (budget-groups.ts). */
+  output(output: unknown): StepAnswer
   error(error: unknown, attempts: number | undefined): Decided
 }
 
@@ -69,7 +70,7 @@ export function runLadder(
     /** The deadline passed and a 'block' tool is in its grace: no further attempt starts. */
     let expired = false
     const cancels: { backoff?: () => void; deadline?: () => void; grace?: () => void } = {}
-    const finish = (decided: Decided): void => {
+    const finish = (decided: StepAnswer): void => {
       if (done) return
       done = true
       call.io.backoff = false

@@ -84,6 +84,11 @@ export interface CallIO {
   backoff: boolean
   /** The call ran out of time: a tool still going reports to no one. */
   timedOut: boolean
+  /**
+   * The tool returned and its result waits for its siblings' (the budget's groups): what the call
+   * decides if interrupted now — its result, claimed at once, for it is at hand.
+   */
+  heldResult?: (() => Decided) | undefined
   /** Set by the actor: tells the call's turn it waits for a person in a child session, or no longer. */
   nestedPark?: (parked: boolean) => void
 }

@@ -10,8 +10,17 @@ import type { Carry } from '../../machines/tool-call.types.js'
 import { toolErrorText } from '../../tools/result-text.js'
 import type { Tool } from '../../tools/tool.types.js'
 import { guarded } from '../../util/guarded.js'
+import { isThenable } from '../../util/is-thenable.js'
 import { claimBudget, textOf } from '../turn/budget.js'
-import { idsOf, toolContextOf, toolOf, type CallScope, type Decided, type StepFn } from './call-scope.js'
+import {
+  idsOf,
+  toolContextOf,
+  toolOf,
+  type CallScope,
+  type Decided,
+  type StepAnswer,
+  type StepFn,
+} from './call-scope.js'
 import { mapOutput } from './map.step.js'
 import { planOf, runLadder, type LadderAnswers } from './call-ladder.js'
 import { invokeTool } from './invoke-tool.js'
@@ -22,6 +31,7 @@ export const callStep: StepFn = (call, state, carry) => {
   const tool = toolOf(call, state)
   if (!state.started) {
     const interrupt = guarded(() => tool.interruptBehavior(), 'block') === 'cancel' ? 'cancel' : 'block'
+    call.budget.groups?.started(call.toolUseId)
     return { events: [{ type: 'tool.started', ...idsOf(call), interrupt }], carry }
   }
   const input = acceptedInput(call, tool, state, carry)
@@ -70,6 +80,7 @@ function run(call: CallScope, tool: Tool, input: unknown, interrupt: 'cancel' | 
 
 /** The tool threw (on its last attempt, for a tool that retries: `attempts` says how many it made). */
 function errored(call: CallScope, tool: Tool, error: unknown, input: unknown, attempts: number | undefined): Decided {
+  call.budget.groups?.answered(call.toolUseId)
   const event: KernelEventInput = {
     type: 'tool.errored',
     ...idsOf(call),
@@ -81,25 +92,50 @@ function errored(call: CallScope, tool: Tool, error: unknown, input: unknown, at
 }
 
 /**
- * The tool returned: its output mapped to its block once, here, and measured against the budget.
- * Output that goes to the result store is kept there, not in the log: the budget step names the
- * file. A mapper that throws is handed on for the map step.
+ * The tool returned: its output mapped to its block once, here, and measured against the budget —
+ * at once, or with the results that arrive together (budget-groups.ts). Output that goes to the
+ * result store is kept there, not in the log: the budget step names the file. A mapper that
+ * throws is handed on for the map step.
  */
-function completed(call: CallScope, tool: Tool, output: unknown, input: unknown): Decided {
+function completed(call: CallScope, tool: Tool, output: unknown, input: unknown): StepAnswer {
   const ids = idsOf(call)
+  const decided = (carry: Carry, persist: boolean): Decided => {
+    const event: KernelEventInput = persist
+      ? { type: 'tool.completed', ...ids, persisted: true }
+      : { type: 'tool.completed', ...ids, output }
+    return { events: [event], carry }
+  }
   let carry: Carry
-  let persist = false
+  let persist: boolean | Promise<boolean>
   try {
     const block = mapOutput(tool, output, call.toolUseId)
     carry = { input, output, block }
-    persist = claimBudget(call.budget, textOf(block).length, tool.maxResultSizeChars)
+    const chars = textOf(block).length
+    const { groups } = call.budget
+    persist =
+      groups === undefined
+        ? claimBudget(call.budget, chars, tool.maxResultSizeChars)
+        : groups.arrived({
+            toolUseId: call.toolUseId,
+            index: call.index,
+            chars,
+            maxResultSizeChars: tool.maxResultSizeChars,
+          })
   } catch (error) {
-    carry = { input, output, mapError: error }
+    call.budget.groups?.answered(call.toolUseId)
+    return decided({ input, output, mapError: error }, false)
   }
-  const event: KernelEventInput = persist
-    ? { type: 'tool.completed', ...ids, persisted: true }
-    : { type: 'tool.completed', ...ids, output }
-  return { events: [event], carry }
+  if (typeof persist === 'boolean') return decided(carry, persist)
+  const { groups } = call.budget
+  const held = carry
+  call.io.heldResult = () => {
+    call.io.heldResult = undefined
+    return decided(held, groups?.claimNow(call.toolUseId) ?? false)
+  }
+  return persist.then((persisted) => {
+    call.io.heldResult = undefined
+    return decided(held, persisted)
+  })
 }
 
 /**
@@ -107,9 +143,21 @@ function completed(call: CallScope, tool: Tool, output: unknown, input: unknown)
  * call ran alone (queued unsafe), so the calls after it — which the scheduler starts only once
  * it is answered — see it, in tool_use order (docs/session-context.md).
  */
-function withChange(call: CallScope, decided: Decided, change: ContextChange | undefined): Decided {
+function withChange(call: CallScope, answer: StepAnswer, change: ContextChange | undefined): StepAnswer {
   const session = call.services.session
-  if (change === undefined || session === undefined) return decided
+  if (change === undefined || session === undefined) return answer
+  // A call that ran alone never waits for its budget (budget-groups.ts): its answer is at hand.
+  if (isThenable<Decided>(answer)) {
+    const interrupted = call.io.heldResult
+    if (interrupted !== undefined) call.io.heldResult = () => changed(call, interrupted(), change)
+    return Promise.resolve(answer).then((decided) => changed(call, decided, change))
+  }
+  return changed(call, answer, change)
+}
+
+function changed(call: CallScope, decided: Decided, change: ContextChange): Decided {
+  const session = call.services.session
+  if (session === undefined) return decided
   const event = session.fromTool(change, { ...idsOf(call), alone: call.safe !== true })
   return event === undefined ? decided : { ...decided, events: [...decided.events, event] }
 }

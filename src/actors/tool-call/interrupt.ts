@@ -38,6 +38,8 @@ export function interruptAt(
       // Between attempts of a retry nothing runs, whatever the tool's kind: the backoff ends now.
       if (call.io.backoff) return { decided: cancelled(), abort: true }
       if (state.interrupt !== 'cancel' && !force) return undefined
+      // The tool returned and its result waits for its siblings': it is claimed now, not lost.
+      if (call.io.heldResult !== undefined) return { decided: call.io.heldResult(), abort: false }
       return { decided: call.io.invoked ? cancelled() : notRun(call, reason), abort: true }
     case 'budget':
       return { decided: abandonBudget(call, carry), abort: false }

@@ -3,9 +3,9 @@
  * model gets a preview with its head and tail (errors sit at the end), the sizes and the path.
  *
  * Two limits: the tool's own `maxResultSizeChars` (Infinity: never persisted, e.g. Read), and
- * the turn's message budget, shared by its calls. Results are final once emitted, so the message
- * budget is applied as results arrive: a result that would take the message past its budget is
- * persisted (see docs/decisions/results.md, 16).
+ * the turn's message budget, shared by its calls. A result that arrives while no sibling runs is
+ * claimed at once (docs/decisions/results.md, 16); results that arrive together are decided
+ * together, the largest persisted first (docs/decisions/results.md, 154; budget-groups.ts).
  */
 import type { ToolResultBlock } from '../../events/event.schema.js'
 
@@ -22,6 +22,20 @@ export const KEEP_WHOLE_CHARS = 1_000
 export interface TurnBudget {
   readonly limit: number
   used: number
+  /** Results that arrive together wait for each other (absent: each is claimed as it arrives). */
+  readonly groups?: ResultGroups
+}
+
+/** What the call step tells the turn's budget groups (budget-groups.ts), and asks them. */
+export interface ResultGroups {
+  /** The call's tool starts. */
+  started(toolUseId: string): void
+  /** The tool returned this output: whether it is persisted, at once or once its group is decided. */
+  arrived(fresh: Fresh): boolean | Promise<boolean>
+  /** The tool answered with nothing to claim for (it failed). */
+  answered(toolUseId: string): void
+  /** A held call is interrupted: whether its output is persisted, now. */
+  claimNow(toolUseId: string): boolean
 }
 
 /** The text a block puts into the conversation. */
@@ -41,6 +55,43 @@ export function claimBudget(budget: TurnBudget, chars: number, maxResultSizeChar
   if (budget.used + chars > budget.limit && chars > KEEP_WHOLE_CHARS) return true
   budget.used += chars
   return false
+}
+
+/** A fresh result, measured: what the message budget decides on. */
+export interface Fresh {
+  readonly toolUseId: string
+  /** Its tool_use order in the turn (ties go to the earlier). */
+  readonly index: number
+  readonly chars: number
+  readonly maxResultSizeChars: number
+}
+
+/**
+ * Which of the results decided together are persisted, and their room reserved for the rest:
+ * output over its tool's own limit always; then, while what is left would take the message past
+ * its budget, the largest first (never output of KEEP_WHOLE_CHARS or less, never a tool's whose
+ * limit is Infinity). For one result this is `claimBudget`.
+ */
+export function claimTogether(budget: TurnBudget, fresh: readonly Fresh[]): Set<string> {
+  const persisted = new Set<string>()
+  const candidates: Fresh[] = []
+  let total = 0
+  for (const result of fresh) {
+    if (result.maxResultSizeChars !== Infinity && result.chars > result.maxResultSizeChars) {
+      persisted.add(result.toolUseId)
+      continue
+    }
+    total += result.chars
+    if (result.maxResultSizeChars !== Infinity && result.chars > KEEP_WHOLE_CHARS) candidates.push(result)
+  }
+  candidates.sort((a, b) => b.chars - a.chars || a.index - b.index)
+  for (const result of candidates) {
+    if (budget.used + total <= budget.limit) break
+    persisted.add(result.toolUseId)
+    total -= result.chars
+  }
+  budget.used += total
+  return persisted
 }
 
 /** What a preview adds around the output's ends, past its first line: headings and the omitted count. */

@@ -25,9 +25,14 @@ import {
 } from '../tool-call/tool-call.actor.js'
 import type { ToolCallEvent } from '../../machines/tool-call.types.js'
 import type { TurnBudget } from './budget.js'
+import { BudgetGroups } from './budget-groups.js'
+
 import { classifySafety } from './safety.js'
 import { scheduleCalls, type ScheduledCall, type SchedulerInput } from './scheduler.js'
 import type { EarlyStart, TurnResult } from './turn.types.js'
+
+/** The turn's budget, with its groups as the turn run drives them. */
+type GroupedBudget = TurnBudget & { readonly groups?: BudgetGroups }
 
 export interface TurnDeps {
   turnId: string
@@ -39,6 +44,8 @@ export interface TurnDeps {
   legacyDispatch?: boolean
   /** Characters the turn's message may carry before fresh results are persisted. */
   messageBudget: number
+  /** Claim each result as it arrives, none waiting for another (replay of a log from before budget.decided). */
+  budgetByArrival?: boolean
   /** The permission configuration in force (recorded in turn.started for replay). */
   permissions: { mode: string; allow: string[]; ask: string[]; deny: string[] }
   /** Why the log stopped taking events, if it has. */
@@ -91,7 +98,7 @@ export class TurnRun {
   readonly #config: TurnConfig
   readonly #control = new Subject<SchedulerInput>()
   readonly #ids = new Set<string>()
-  readonly #budget: TurnBudget
+  readonly #budget: GroupedBudget
   /** The turn's result: settles when it is over, or parked (then a new one once it is answered). */
   #result!: Promise<TurnResult>
   #resolveResult!: (result: TurnResult) => void
@@ -111,7 +118,12 @@ export class TurnRun {
     this.#deps = deps
     this.#config = config
     this.turnId = deps.turnId
-    this.#budget = { limit: deps.messageBudget, used: resumed?.used ?? 0 }
+    const budget: { limit: number; used: number; groups?: BudgetGroups } = {
+      limit: deps.messageBudget,
+      used: resumed?.used ?? 0,
+    }
+    if (deps.budgetByArrival !== true) budget.groups = new BudgetGroups(budget, deps.log, deps.turnId)
+    this.#budget = budget
     this.first =
       resumed?.first ??
       deps.log.append({
@@ -373,7 +385,7 @@ export class TurnRun {
 /** The scheduler's view of one call: how it starts (dispatched, as an actor) or is voided. */
 function scheduledCall(
   deps: TurnDeps,
-  budget: TurnBudget,
+  budget: GroupedBudget,
   use: IncomingToolUse,
   flags: { safe: boolean; early: boolean; cascades: boolean },
   validated: CallRequest['validated'],
@@ -394,7 +406,7 @@ function scheduledCall(
       if (!how.dispatched) log.append({ type: 'tool.dispatched', turnId, toolUseId: use.id, batch, running })
       const handle = startToolCall(deps.machine, services, request)
       how.started(handle)
-      return handle
+      return grouped(handle, use.id, budget.groups)
     },
     // A call whose input never arrived whole says so, rather than why it was not started:
     // it could not run either way.
@@ -406,6 +418,23 @@ function scheduledCall(
           ? request
           : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
       ),
+  }
+}
+
+/**
+ * The handle the scheduler gets, telling the turn's budget groups when the call parks below it and
+ * when its actor ends — before the scheduler hears of it and starts another call.
+ */
+function grouped(handle: CallHandle, toolUseId: string, groups: BudgetGroups | undefined): CallHandle {
+  if (groups === undefined) return handle
+  handle.onParked((parked) => groups.parked(toolUseId, parked))
+  return {
+    ...handle,
+    onDone: (listener) =>
+      handle.onDone((outcome) => {
+        groups.ended(toolUseId)
+        listener(outcome)
+      }),
   }
 }
 

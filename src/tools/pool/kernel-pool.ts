@@ -69,7 +69,7 @@ export class KernelPool {
   #changed = false
   /** Tools whose `isEnabled()` said false at the last assembly between turns (docs/pool.md §isEnabled). */
   #disabled = new Set<string>()
-  // Descriptions (docs/decisions/tools.md #154): each tool's texts as last resolved, the context
+  // Descriptions (docs/decisions/tools.md #153): each tool's texts as last resolved, the context
   // they were resolved for, texts still on their way, and a text that failed.
   #texts = new Map<Tool, ToolTexts>()
   #textsGen = 0

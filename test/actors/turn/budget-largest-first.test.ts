@@ -1,9 +1,9 @@
 /**
- * The per-message budget should persist the largest fresh results first, and still emit in
- * tool_use order (issue 31.3; docs/decisions/results.md, 174). Written first and watched fail:
- * the budget is still claimed as results arrive (decision 16), so the small result that arrives
- * second is persisted while the large one that arrived first stays whole. Marked `fails` until
- * the budget waits for the results that arrive together (decision 145 says how).
+ * The per-message budget persists the largest fresh results first, and still emits in tool_use
+ * order (issue 31.3; docs/decisions/results.md, 154). Written first and watched fail while the
+ * budget was claimed as results arrive (decision 16): the small result that arrives second was
+ * persisted while the large one that arrived first stayed whole. Results that arrive together now
+ * wait for each other and are decided together (budget-groups.ts).
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -11,7 +11,7 @@ import { buildTool } from '../../../src/index.js'
 import { assistant, gate, testKernel } from '../../helpers.js'
 
 describe('the message budget', () => {
-  it.fails('persists the largest of the results that arrive together, and emits in tool_use order', async () => {
+  it('persists the largest of the results that arrive together, and emits in tool_use order', async () => {
     const largeDone = gate()
     const Out = buildTool({
       name: 'Out',
