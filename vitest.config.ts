@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
-// Speed (docs/quality.md §Suite time): most of a test file's cost was loading the engine's modules
-// again for each file, so files share their worker's modules (isolate: false; a file that mocks a
-// module resets the registry around its import), and a 2-core machine runs two workers, not one:
-// much of the suite waits on real child processes, servers and the disk.
+// Speed (docs/decisions/testing-and-quality.md, 158): most of a test file's cost was loading the
+// engine's modules again for each file, so files share their worker's modules (isolate: false; a
+// file that mocks a module resets the registry around its import), and a 2-core machine runs two
+// workers, not one: much of the suite waits on real child processes, servers and the disk.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
