@@ -3,10 +3,44 @@
  * a fresh profile in the given directory, and a page opened with everything it does recorded
  * (requests, dialogs, errors, policy violations, time to the page's `timeline-ready` mark).
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { afterAll, beforeAll } from 'vitest'
+import type { KernelEvent } from '../../src/index.js'
 import { chromium } from '../programs.js'
+import { demoSession } from './timeline-logs.js'
+
+/** Where the browser tests keep what they measured and their screenshots. */
+export const ARTIFACTS = fileURLToPath(new URL('../../reports/browser/', import.meta.url))
+
+/** What a test file's browser suite shares: one browser, a temp directory, the demo session's log. */
+export interface SharedBrowser {
+  readonly browser: Browser
+  readonly dir: string
+  readonly demo: KernelEvent[]
+}
+
+/**
+ * One browser for the describe block it is called in: a temp directory (`prefix`), the demo
+ * session recorded there, Chromium started in beforeAll; closed and removed in afterAll.
+ */
+export function sharedBrowser(prefix: string): SharedBrowser {
+  const shared = {} as { browser?: Browser; dir: string; demo: KernelEvent[] }
+  beforeAll(async () => {
+    shared.dir = mkdtempSync(join(tmpdir(), prefix))
+    mkdirSync(ARTIFACTS, { recursive: true })
+    shared.demo = await demoSession(join(shared.dir, 'results'))
+    shared.browser = await launchChromium(shared.dir)
+  }, 60_000)
+  afterAll(async () => {
+    await shared.browser?.close()
+    if (shared.dir !== undefined) rmSync(shared.dir, { recursive: true, force: true })
+  })
+  return shared as SharedBrowser
+}
 
 /**
  * The browser globals the page functions in the tests use, typed here because the project

@@ -5,12 +5,11 @@
  * and their notice, and hostile logs inert in all of it. Times are reported, never asserted; the
  * screenshot of an opened event is kept in reports/browser/ (docs/ with UPDATE_SCREENSHOT=1).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser, Page } from 'puppeteer-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'puppeteer-core'
+import { describe, expect, it } from 'vitest'
 import type { KernelEvent } from '../../src/index.js'
 import { projectMessages } from '../../src/projections/messages.projection.js'
 import { projectEventHistory } from '../../src/projections/timeline-history.projection.js'
@@ -20,41 +19,27 @@ import {
   attrs,
   clickCall,
   type G,
-  launchChromium,
+  ARTIFACTS,
+  sharedBrowser,
   type Opened,
   openTimeline,
   texts,
   waitForText,
 } from './chromium-page.js'
-import { demoSession, HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
+import { HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
 
-const ARTIFACTS = fileURLToPath(new URL('../../reports/browser/', import.meta.url))
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/timeline-history.png', import.meta.url))
 
 describe.skipIf(!chromium)('the timeline page’s event history, messages and links (needs Chromium on PATH)', () => {
-  let browser: Browser
-  let dir: string
-  let demo: KernelEvent[]
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'toolkernel-timeline-history-'))
-    mkdirSync(ARTIFACTS, { recursive: true })
-    demo = await demoSession(join(dir, 'results'))
-    browser = await launchChromium(dir)
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const shared = sharedBrowser('toolkernel-timeline-history-')
 
   function write(events: readonly KernelEvent[], name: string): string {
-    const file = join(dir, `${name}.html`)
+    const file = join(shared.dir, `${name}.html`)
     writeFileSync(file, timelineHtml(events, `toolkernel timeline — ${name}`))
     return file
   }
   const open = (events: readonly KernelEvent[], name: string, fragment = ''): Promise<Opened> =>
-    openTimeline(browser, write(events, name), fragment)
+    openTimeline(shared.browser, write(events, name), fragment)
   const hash = (page: Page) => page.evaluate(() => (globalThis as unknown as G).location.hash)
   const setHash = (page: Page, value: string) =>
     page.evaluate((h: string) => void ((globalThis as unknown as G).location.hash = h), value)
@@ -68,14 +53,14 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
   }
 
   it('the history lists every event of the log in order; a row opens to its JSON; the filter narrows the rows', async () => {
-    const { page, errors } = await open(demo, 'history')
+    const { page, errors } = await open(shared.demo, 'history')
     await page.click('#tab-history')
-    await waitForText(page, '#h-shown', `showing ${demo.length} of ${demo.length} events`)
+    await waitForText(page, '#h-shown', `showing ${shared.demo.length} of ${shared.demo.length} events`)
     expect(await page.$eval('#main', (m) => (m as unknown as { offsetParent: unknown }).offsetParent)).toBeNull()
-    expect(await shownEvents(page)).toEqual(demo.map((e) => String(e.seq)))
-    expect(await attrs(page, '#h-rows tr.ev', 'data-type')).toEqual(demo.map((e) => e.type))
+    expect(await shownEvents(page)).toEqual(shared.demo.map((e) => String(e.seq)))
+    expect(await attrs(page, '#h-rows tr.ev', 'data-type')).toEqual(shared.demo.map((e) => e.type))
 
-    const permitted = demo.find((e) => e.type === 'tool.permitted' && e.toolUseId === 'toolu_write')
+    const permitted = shared.demo.find((e) => e.type === 'tool.permitted' && e.toolUseId === 'toolu_write')
     if (permitted === undefined) throw new Error('the demo has no permission decision for the write')
     const row = `#h-rows tr.ev[data-seq="${permitted.seq}"]`
     expect(await texts(page, `${row} td`)).toEqual([
@@ -102,21 +87,21 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     )
 
     await page.select('#h-type', 'tool.result')
-    await waitForText(page, '#h-shown', `showing 11 of ${demo.length} events`)
+    await waitForText(page, '#h-shown', `showing 11 of ${shared.demo.length} events`)
     expect(new Set(await attrs(page, '#h-rows tr.ev', 'data-type'))).toEqual(new Set(['tool.result']))
     // Free text looks through each event's summary and whole JSON.
     await page.select('#h-type', '')
     await page.type('#h-text', 'Milk')
-    const history = projectEventHistory(demo)
+    const history = projectEventHistory(shared.demo)
     const milk = history.filter(([s, e]) => `${s}\n${JSON.stringify(e)}`.toLowerCase().includes('milk'))
-    await waitForText(page, '#h-shown', `showing ${milk.length} of ${demo.length} events`)
+    await waitForText(page, '#h-shown', `showing ${milk.length} of ${shared.demo.length} events`)
     expect(milk.map(([, e]) => e.type)).toContain('tool.requested')
     expect(await shownEvents(page)).toEqual(milk.map(([, e]) => String(e.seq)))
     await page.click('#h-text', { count: 3 })
     await page.keyboard.press('Backspace')
     await page.type('#h-text', 'toolu_load')
-    const load = demo.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_load')
-    await waitForText(page, '#h-shown', `showing ${load.length} of ${demo.length} events`)
+    const load = shared.demo.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_load')
+    await waitForText(page, '#h-shown', `showing ${load.length} of ${shared.demo.length} events`)
     expect(await shownEvents(page)).toEqual(load.map((e) => String(e.seq)))
 
     // A row's call opens on the timeline, and the fragment names it.
@@ -129,8 +114,8 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
   })
 
   it('a turn shows its messages beside its calls: the tool_use blocks the log has, and the tool_result message', async () => {
-    const { page } = await open(demo, 'messages')
-    const turnId = demo.filter((e) => e.type === 'turn.started')[1]?.turnId ?? ''
+    const { page } = await open(shared.demo, 'messages')
+    const turnId = shared.demo.filter((e) => e.type === 'turn.started')[1]?.turnId ?? ''
     await page.click(`.row.turn[data-turn="${turnId}"] .label`)
     await waitForText(page, '#detail h2', `Turn 2 · ${turnId}`)
     expect(await hash(page)).toBe(`#turn=${turnId}`)
@@ -145,7 +130,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     const results = await page.$$eval('#detail .block.tool_result pre', (nodes) =>
       nodes.map((n) => n.textContent ?? ''),
     )
-    expect(results.map((r) => JSON.parse(r) as unknown)).toEqual(projectMessages(demo)[1]?.content)
+    expect(results.map((r) => JSON.parse(r) as unknown)).toEqual(projectMessages(shared.demo)[1]?.content)
     expect(await texts(page, '#detail .block.tool_result .block-head')).toEqual([
       'tool_result · toolu_write',
       'tool_result · toolu_bad · is_error',
@@ -161,7 +146,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
   })
 
   it('#call= opens that call, #event= that event, an unknown one says so; clicks keep the fragment in step', async () => {
-    const { page } = await open(demo, 'links', '#call=toolu_load')
+    const { page } = await open(shared.demo, 'links', '#call=toolu_load')
     await waitForText(page, '#detail h2', 'Load · toolu_load')
     await page.waitForSelector('.row.selected[data-call="toolu_load"]')
     expect(await page.$eval('#notice', (n) => (n as unknown as { hidden: boolean }).hidden)).toBe(true)
@@ -185,7 +170,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     await page.waitForSelector('.row.selected[data-call="toolu_a"]')
     expect(await page.$eval('#notice', (n) => (n as unknown as { hidden: boolean }).hidden)).toBe(true)
 
-    const result = demo.find((e) => e.type === 'tool.result' && e.toolUseId === 'toolu_report')
+    const result = shared.demo.find((e) => e.type === 'tool.result' && e.toolUseId === 'toolu_report')
     await setHash(page, `#event=${result?.seq}`)
     await page.waitForSelector(`#h-rows tr.ev.target.open[data-seq="${result?.seq}"] + tr.json pre`)
     expect(await attrs(page, '#tab-history', 'aria-selected')).toEqual(['true'])
@@ -244,7 +229,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
   it('a log of 10⁴ calls: a fragment opens a call and an event far down; the history draws a chunk at a time (times reported)', async () => {
     const events = await largeSession(100, 100)
     const file = write(events, 'large-links')
-    const call = await openTimeline(browser, file, '#call=toolu_99_99')
+    const call = await openTimeline(shared.browser, file, '#call=toolu_99_99')
     await waitForText(call.page, '#detail h2', 'Echo · toolu_99_99')
     await call.page.waitForSelector('.row.selected[data-call="toolu_99_99"]')
     expect(await call.page.$$eval('.row', (rows) => rows.length)).toBeLessThan(100)
@@ -274,7 +259,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     await call.page.close()
 
     const last = events.at(-1)
-    const event = await openTimeline(browser, file, `#event=${last?.seq}`)
+    const event = await openTimeline(shared.browser, file, `#event=${last?.seq}`)
     await event.page.waitForSelector(`#h-rows tr.ev.target[data-seq="${last?.seq}"] + tr.json`)
     expect(await event.page.$$eval('#h-rows tr.ev', (rows) => rows.length)).toBeLessThanOrEqual(200)
     await event.page.close()

@@ -4,12 +4,11 @@
  * the real kernel (timeline-logs.ts). The screenshot is kept in reports/browser/ and, with
  * UPDATE_SCREENSHOT=1, written to docs/timeline.png. Load times are reported, never asserted.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import type { Browser, Page } from 'puppeteer-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'puppeteer-core'
+import { describe, expect, it } from 'vitest'
 import type { KernelEvent } from '../../src/index.js'
 import { timelineCommand } from '../../src/cli/commands.js'
 import { runDemo } from '../../src/cli/demo.js'
@@ -20,38 +19,24 @@ import {
   attrs,
   clickCall,
   type G,
-  launchChromium,
+  ARTIFACTS,
+  sharedBrowser,
   type Opened,
   openTimeline,
   texts,
   waitForText,
 } from './chromium-page.js'
-import { demoSession, HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
+import { HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
 
-const ARTIFACTS = fileURLToPath(new URL('../../reports/browser/', import.meta.url))
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/timeline.png', import.meta.url))
 
 describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromium on PATH)', () => {
-  let browser: Browser
-  let dir: string
-  let demo: KernelEvent[]
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'toolkernel-timeline-browser-'))
-    mkdirSync(ARTIFACTS, { recursive: true })
-    demo = await demoSession(join(dir, 'results'))
-    browser = await launchChromium(dir)
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const shared = sharedBrowser('toolkernel-timeline-browser-')
 
   async function open(events: readonly KernelEvent[] | { file: string }, name: string): Promise<Opened> {
-    const file = 'file' in events ? events.file : join(dir, `${name}.html`)
+    const file = 'file' in events ? events.file : join(shared.dir, `${name}.html`)
     if (!('file' in events)) writeFileSync(file, timelineHtml(events, `toolkernel timeline — ${name}`))
-    return openTimeline(browser, file)
+    return openTimeline(shared.browser, file)
   }
 
   const box = async (page: Page, selector: string) => {
@@ -81,16 +66,16 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   const detail = (page: Page) => page.$eval('#detail', (node) => node.textContent ?? '')
 
   it('one time axis with tick labels, turns on it in order, each call a bar split into segments, by outcome', async () => {
-    const { page, requests, errors } = await open(demo, 'demo')
+    const { page, requests, errors } = await open(shared.demo, 'demo')
     const ticks = await texts(page, '#axis .tick')
     expect(ticks.length).toBeGreaterThanOrEqual(3)
     for (const tick of ticks) expect(tick).toMatch(/^\d+(\.\d+)? (ms|s)$/)
     const tickX = await page.$$eval('#axis .tick', (nodes) => nodes.map((n) => n.getBoundingClientRect().left))
     expect(tickX).toEqual([...tickX].sort((a, b) => a - b))
 
-    const turnIds = [...new Set(demo.filter((e) => e.type === 'turn.started').map((e) => e.turnId))]
+    const turnIds = [...new Set(shared.demo.filter((e) => e.type === 'turn.started').map((e) => e.turnId))]
     expect(await attrs(page, '.row.turn', 'data-turn')).toEqual(turnIds)
-    const ids = demo.flatMap((e) => (e.type === 'tool.requested' ? [e.toolUseId] : []))
+    const ids = shared.demo.flatMap((e) => (e.type === 'tool.requested' ? [e.toolUseId] : []))
     expect(await attrs(page, '.row.call', 'data-call')).toEqual(ids)
     expect(await page.$$eval('.row.call .bar', (bars) => bars.length)).toBe(ids.length)
 
@@ -131,7 +116,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   })
 
   it('zooms and pans with the buttons, the wheel over the axis, keys, and a drag', async () => {
-    const { page } = await open(demo, 'zoom')
+    const { page } = await open(shared.demo, 'zoom')
     const bar = '[data-call="toolu_write"] .bar'
     const full = await box(page, bar)
     const fullE = await box(page, '[data-call="toolu_e"] .bar')
@@ -167,7 +152,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   })
 
   it('clicking a call opens its detail: input, each hook answer, the permission decision and who made it, its events', async () => {
-    const { page } = await open(demo, 'detail')
+    const { page } = await open(shared.demo, 'detail')
     await clickCall(page, 'toolu_write')
     await waitForText(page, '#detail h2', 'Writer · toolu_write')
     // The rows are redrawn on the next frame: wait for the selected one before reading them.
@@ -184,7 +169,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
     expect(text).toContain('asked the userthe rule Writer asks first')
     expect(text).toMatch(/waited80\d ms/)
     expect(text).toContain('wrote 17 characters')
-    const own = demo.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_write')
+    const own = shared.demo.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_write')
     const eventRows = await page.$$eval('#detail tr', (rows) =>
       rows.map((r) => r.querySelector('td:last-child div')?.textContent).filter((t) => t !== undefined),
     )
@@ -206,7 +191,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   })
 
   it('filters by outcome, tool, turn and id; the summary counts, names the slowest calls and the error classes', async () => {
-    const { page } = await open(demo, 'filters')
+    const { page } = await open(shared.demo, 'filters')
     const summary = await page.$eval('#summary', (node) => node.textContent ?? '')
     expect(summary).toContain('11 call(s) in 3 turn(s)')
     expect(summary).toContain('success 6')
@@ -234,7 +219,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   })
 
   it('takes a screenshot of a call opened in the timeline (kept in reports/browser, docs with UPDATE_SCREENSHOT=1)', async () => {
-    const { page } = await open(demo, 'demo session')
+    const { page } = await open(shared.demo, 'demo session')
     await clickCall(page, 'toolu_write')
     await page.waitForSelector('#detail h2')
     const path = join(ARTIFACTS, 'timeline.png')
@@ -246,9 +231,9 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   })
 
   it('the page `toolkernel timeline --html` writes for the log of `toolkernel demo` opens whole, with nothing loaded', async () => {
-    const log = join(dir, 'demo.jsonl')
+    const log = join(shared.dir, 'demo.jsonl')
     await runDemo({ logPath: log, out: () => {} })
-    const file = join(dir, 'demo-cli.html')
+    const file = join(shared.dir, 'demo-cli.html')
     const lines: string[] = []
     expect(timelineCommand(readJsonlFile(log).events, file, log, (line) => lines.push(line))).toBe(0)
     expect(lines).toEqual([`wrote ${file}`, `open ${pathToFileURL(file).href} in a browser`])
@@ -290,7 +275,7 @@ describe.skipIf(!chromium)('the HTML timeline in headless Chromium (needs Chromi
   it('a log of 10⁴ calls opens with only the rows in view drawn, scrolls to its end, and filters (load time reported)', async () => {
     const events = await largeSession(100, 100)
     const { page, readyMark, wallMs, errors } = await open(events, 'large')
-    const size = Buffer.byteLength(readFileSync(join(dir, 'large.html')))
+    const size = Buffer.byteLength(readFileSync(join(shared.dir, 'large.html')))
     const report = { calls: 10_000, events: events.length, htmlBytes: size, readyMarkMs: readyMark, wallMs }
     console.info(`[timeline] 10^4 calls: ${JSON.stringify(report)}`)
     writeFileSync(join(ARTIFACTS, 'large-load.json'), `${JSON.stringify(report, null, 2)}\n`)
