@@ -38,19 +38,19 @@ afterEach(async () => {
 
 type Message = Parameters<Kernel['runTurn']>[0]
 
-function agentModel(): AgentModel {
+/** The model port over the loopback API: `messages.create`, or `messages.stream` when `streaming`. */
+function agentModel(streaming = false): AgentModel {
   const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
-  return ({ system, messages, tools, signal }) =>
-    client.messages.create(
-      {
-        model: 'claude-haiku-4-5',
-        max_tokens: 1024,
-        system,
-        messages: messages as Anthropic.MessageParam[],
-        tools: tools as Anthropic.Tool[],
-      },
-      { signal },
-    )
+  return ({ system, messages, tools, signal }) => {
+    const body = {
+      model: 'claude-haiku-4-5',
+      max_tokens: 1024,
+      system,
+      messages: messages as Anthropic.MessageParam[],
+      tools: tools as Anthropic.Tool[],
+    }
+    return streaming ? client.messages.stream(body, { signal }) : client.messages.create(body, { signal })
+  }
 }
 
 /** The child's tools: what ran is noted in `ran`. */
@@ -146,20 +146,8 @@ describe('a parent turn whose Agent call runs a child session', () => {
 
   it("a model port that streams (the SDK's messages.stream) gives the same report and child turn", async () => {
     api.script({ calls: CHILD_CALLS.slice(0, 1) }, { text: 'The cache could not be removed.' })
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
-    const streaming: AgentModel = ({ system, messages, tools, signal }) =>
-      client.messages.stream(
-        {
-          model: 'claude-haiku-4-5',
-          max_tokens: 1024,
-          system,
-          messages: messages as Anthropic.MessageParam[],
-          tools: tools as Anthropic.Tool[],
-        },
-        { signal },
-      )
     const kernel = createKernel({
-      tools: [...childTools([]), createAgentTool({ model: streaming })],
+      tools: [...childTools([]), createAgentTool({ model: agentModel(true) })],
       permissions: { deny: ['Remove'] },
     })
     const { message } = await kernel.runTurn(agentCall('a1'))
