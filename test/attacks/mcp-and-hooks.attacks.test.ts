@@ -34,6 +34,20 @@ const guard = (matcher: string): HooksConfig => ({
   PreToolUse: [{ matcher, hooks: [{ type: 'function', fn: () => ({ decision: 'block', reason: 'guarded' }) }] }],
 })
 
+/** A result past the app's 1 MiB cap fails the call in words; the server comes back and answers the next call. */
+async function floodPastTheAppsCap(source: Awaited<ReturnType<typeof connect>>): Promise<void> {
+  try {
+    const kernel = mcpKernel(source.tools())
+    const { blocks } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
+    expect(textOf(blocks[0])).toMatch(/larger than 1048576 bytes/)
+    await until(source, () => serverState(source, 'flood')?.state === 'ready')
+    const again = await run(kernel, [['e', 'mcp__flood__effect', {}]])
+    expect(again.blocks[0]?.is_error).not.toBe(true)
+  } finally {
+    await source.close()
+  }
+}
+
 describe('hostile MCP server: names that slip past rules and hooks', () => {
   let source: McpToolSource
   const state = tempFile()
@@ -155,17 +169,7 @@ describe('hostile MCP server: a result past the message size cap', () => {
   })
 
   it('the cap the app sets (maxMessageBytes) is the one enforced, and the server comes back', async () => {
-    const source = await connect({ flood: hostileServer(tempFile(), 2) }, { maxMessageBytes: 1024 * 1024 })
-    try {
-      const kernel = mcpKernel(source.tools())
-      const { blocks } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
-      expect(textOf(blocks[0])).toMatch(/larger than 1048576 bytes/)
-      await until(source, () => serverState(source, 'flood')?.state === 'ready')
-      const again = await run(kernel, [['e', 'mcp__flood__effect', {}]])
-      expect(again.blocks[0]?.is_error).not.toBe(true)
-    } finally {
-      await source.close()
-    }
+    await floodPastTheAppsCap(await connect({ flood: hostileServer(tempFile(), 2) }, { maxMessageBytes: 1024 * 1024 }))
   })
 
   it('control: the same tool answers under the cap', async () => {
@@ -220,20 +224,9 @@ describe('hostile MCP server over HTTP: a result past the message size cap', () 
       })
 
       it('the cap the app sets is the one enforced, and the server comes back', async () => {
-        const source = await connect(
-          { flood: { type: 'http', url: await startHttp(2, sse) } },
-          { maxMessageBytes: 1024 * 1024 },
+        await floodPastTheAppsCap(
+          await connect({ flood: { type: 'http', url: await startHttp(2, sse) } }, { maxMessageBytes: 1024 * 1024 }),
         )
-        try {
-          const kernel = mcpKernel(source.tools())
-          const { blocks } = await run(kernel, [['f', 'mcp__flood__flood', {}]])
-          expect(textOf(blocks[0])).toMatch(/larger than 1048576 bytes/)
-          await until(source, () => serverState(source, 'flood')?.state === 'ready')
-          const again = await run(kernel, [['e', 'mcp__flood__effect', {}]])
-          expect(again.blocks[0]?.is_error).not.toBe(true)
-        } finally {
-          await source.close()
-        }
       })
 
       it('control: the same tool answers under the cap', async () => {
