@@ -15,11 +15,14 @@ const running = (pid: number): boolean => {
  * How long a check waits for a process to go: long enough for a loaded 2-core machine (a killed
  * process is usually gone within milliseconds; this bound is reached only when the check fails).
  */
-export const PROCESS_WAIT_MS = 20_000
+const PROCESS_WAIT_MS = 20_000
 
-/** Polls (no fixed sleep) until `pid` stops running, up to PROCESS_WAIT_MS; true when it has. */
-export async function gone(pid: number): Promise<boolean> {
-  for (const end = Date.now() + PROCESS_WAIT_MS; running(pid) && Date.now() < end;)
+/** Polls `done` every 10 ms (no fixed sleep) until it holds or PROCESS_WAIT_MS pass; whether it holds. */
+export async function pollUntil(done: () => boolean): Promise<boolean> {
+  for (const end = Date.now() + PROCESS_WAIT_MS; !done() && Date.now() < end;)
     await new Promise((r) => setTimeout(r, 10))
-  return !running(pid)
+  return done()
 }
+
+/** Polls until `pid` stops running, up to PROCESS_WAIT_MS; true when it has. */
+export const gone = (pid: number): Promise<boolean> => pollUntil(() => !running(pid))

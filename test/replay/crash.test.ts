@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, createJsonlLog, createKernel, parseJsonl, projectMessages, replay } from '../../src/index.js'
-import { PROCESS_WAIT_MS } from '../processes.js'
+import { pollUntil } from '../processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'toolkernel-crash-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -22,9 +22,7 @@ const tools = ['Quick', 'Hang', 'Later'].map((name) =>
 )
 
 async function waitFor(check: () => boolean): Promise<void> {
-  for (const end = Date.now() + PROCESS_WAIT_MS; !check() && Date.now() < end;)
-    await new Promise((r) => setTimeout(r, 10))
-  if (!check()) throw new Error('condition not reached')
+  if (!(await pollUntil(check))) throw new Error('condition not reached')
 }
 
 describe('crash recovery', () => {

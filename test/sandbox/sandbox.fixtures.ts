@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, mkdirSync, mkdtempSync, rmSync, 
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROCESS_WAIT_MS } from '../processes.js'
+import { pollUntil } from '../processes.js'
 
 export interface Place {
   /** The working directory (writable in workspace-write), with `.git/config`. */
@@ -94,12 +94,11 @@ export function processesWith(text: string): number[] {
 }
 
 /**
- * Waits up to PROCESS_WAIT_MS for every process holding `text` to go (the kernel tears a PID
+ * Waits up to 20 s (pollUntil) for every process holding `text` to go (the kernel tears a PID
  * namespace down right after its init exits, but not within the same instant); the ones still running.
  */
 export async function survivors(text: string): Promise<number[]> {
-  for (const end = Date.now() + PROCESS_WAIT_MS; processesWith(text).length > 0 && Date.now() < end;)
-    await new Promise((r) => setTimeout(r, 10))
+  await pollUntil(() => processesWith(text).length === 0)
   return processesWith(text)
 }
 
