@@ -74,6 +74,20 @@ export function buildResourceTools(connections: () => readonly McpConnection[]):
   return [listTool(offering), readTool(offering)]
 }
 
+/**
+ * What both resource tools are: reads that may run side by side and reach out to servers; the
+ * connection's request timeout bounds them, as for MCP tools; deferred until looked up.
+ */
+const RESOURCE_TOOL_TRAITS = {
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  isDestructive: () => false,
+  isOpenWorld: () => true,
+  interruptBehavior: () => 'cancel' as const,
+  timeoutMs: Infinity,
+  shouldDefer: true,
+  category: 'mcp' as const,
+}
 function listTool(offering: () => readonly McpConnection[]): McpResourceTool {
   const tool = buildTool<{ server?: string | undefined }, ListMcpResourcesOutput>({
     name: LIST_MCP_RESOURCES,
@@ -88,15 +102,7 @@ function listTool(offering: () => readonly McpConnection[]): McpResourceTool {
     call: async ({ server }, context) => await listAll(offering(), server, context.signal),
     mapToolResultToToolResultBlockParam: (output, toolUseId) =>
       toolResultBlock(toolUseId, listText(output), allFailed(output)),
-    isConcurrencySafe: () => true,
-    isReadOnly: () => true,
-    isDestructive: () => false,
-    isOpenWorld: () => true,
-    interruptBehavior: () => 'cancel',
-    // The connection's request timeout bounds it, as for MCP tools.
-    timeoutMs: Infinity,
-    shouldDefer: true,
-    category: 'mcp',
+    ...RESOURCE_TOOL_TRAITS,
   })
   return Object.assign(tool, { mcpResources: 'list' as const }) as McpResourceTool
 }
@@ -121,14 +127,7 @@ function readTool(offering: () => readonly McpConnection[]): McpResourceTool {
       behavior: 'ask',
       message: `reads ${JSON.stringify(uri)} from the MCP server "${server}" (the rule ${READ_MCP_RESOURCE} allows reading resources)`,
     }),
-    isConcurrencySafe: () => true,
-    isReadOnly: () => true,
-    isDestructive: () => false,
-    isOpenWorld: () => true,
-    interruptBehavior: () => 'cancel',
-    timeoutMs: Infinity,
-    shouldDefer: true,
-    category: 'mcp',
+    ...RESOURCE_TOOL_TRAITS,
   })
   return Object.assign(tool, { mcpResources: 'read' as const }) as McpResourceTool
 }
