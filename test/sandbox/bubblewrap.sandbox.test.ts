@@ -20,6 +20,7 @@ import {
   nodeConnect,
   processesWith,
   removePlaces,
+  started,
   survivors,
   type Place,
 } from './sandbox.fixtures.js'
@@ -113,7 +114,7 @@ describe.skipIf(!bubblewrap)('workspace-write (needs bubblewrap)', () => {
     ['a setsid daemon', (m: string) => `setsid sleep ${m} >/dev/null 2>&1 </dev/null &`, false],
     [
       'a double fork out of the session',
-      (m: string) => `(setsid sh -c 'sleep ${m}' >/dev/null 2>&1 </dev/null &) ; echo started`,
+      (m: string) => `(setsid sh -c 'sleep ${m}' >/dev/null 2>&1 </dev/null &) ; ${started(m)}`,
       true,
     ],
     [
@@ -125,7 +126,7 @@ os.setsid()
 if os.fork(): sys.exit(0)
 fd = os.open('/dev/null', os.O_RDWR)
 [os.dup2(fd, i) for i in (0, 1, 2)]
-os.execvp('sleep', ['sleep', '${m}'])"`,
+os.execvp('sleep', ['sleep', '${m}'])"; ${started(m)}`,
       true,
     ],
   ] as const)('%s is dead after the call', async ([, start, escapes]) => {

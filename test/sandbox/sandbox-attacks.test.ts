@@ -20,6 +20,7 @@ import {
   marker,
   nodeConnect,
   processesWith,
+  started,
   removePlaces,
   survivors,
   type Place,
@@ -47,13 +48,7 @@ const gitInit = (place: Place): void => {
 }
 const gitStatus = (place: Place): void => void spawnSync('git', ['status'], { cwd: place.ws, stdio: 'ignore' })
 
-/**
- * Waits until the daemon runs, so the command does not end while it is still in its process group:
- * the `sleep` itself (the whole command line), not `nohup setsid sh -c 'sleep …'` on its way there —
- * matching that one let the command end before setsid ran, and the group's end took the daemon
- * with it (the control failed under load).
- */
-const STARTED = 'until pgrep -f "^sleep {m}$" >/dev/null; do sleep 0.05; done'
+const STARTED = started('{m}')
 
 const ROWS: Row[] = [
   {

@@ -76,6 +76,15 @@ export function marker(): string {
   return `${4000 + Math.floor(Math.random() * 1000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`
 }
 
+/**
+ * A shell loop that waits until the daemon's own `sleep M` runs, so a command does not end while the
+ * daemon is still on its way out of the command's process group: the runner kills that group when the
+ * command ends, and a daemon caught before its setsid dies with it — under load a control then failed
+ * and a containment test passed for the wrong reason. It matches the whole command line, not
+ * `setsid sh -c 'sleep …'` on its way there.
+ */
+export const started = (m: string): string => `until pgrep -f "^sleep ${m}$" >/dev/null; do sleep 0.05; done`
+
 /** The pids of running processes whose command line contains `text` (zombies excluded). */
 export function processesWith(text: string): number[] {
   const found: number[] = []
