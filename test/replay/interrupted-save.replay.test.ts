@@ -1,17 +1,17 @@
 /**
  * Found by checkToolLayer (issue 32): an output too large for the log goes to the result store;
- * when the turn is aborted while that save is under way, the log says `tool.completed
- * { persisted: true }` and then `tool.budgeted { error: 'the turn was interrupted before it was
- * saved' }` with no path, so the output is neither in the log nor in a file. Replay then hands
- * the mapper an empty stand-in, decides the small output is not persisted, and diverges at
- * `tool.completed`. Marked `fails` until the log keeps what replay needs (the output, or the
- * decision, of a save that did not happen); remove the mark then.
+ * when the turn was aborted while that save was under way, the save was abandoned — the log said
+ * `tool.completed { persisted: true }`, then `tool.budgeted { error: 'the turn was interrupted
+ * before it was saved' }` with no path, so the output was neither in the log nor in a file, and
+ * replay diverged at `tool.completed`. An abort now lets the save finish (the tool has returned;
+ * decision 159): the log names the file, the model reads the preview and the path, replay agrees.
  */
+import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, createKernel, createMemoryLog, replay } from '../../src/index.js'
 
-it.fails('replays a call whose large output was being saved when the turn was aborted', async () => {
+it('an abort while a large output is being saved keeps the output: saved, named, and replayed', async () => {
   const controller = new AbortController()
   const tool = (name: string, call: () => Promise<string>) =>
     buildTool({
@@ -41,7 +41,14 @@ it.fails('replays a call whose large output was being saved when the turn was ab
     { signal: controller.signal },
   )
   const events = log.read()
-  expect(events.find((e) => e.type === 'tool.budgeted')).toMatchObject({ error: expect.stringMatching(/interrupted/) })
+  expect(events.some((e) => e.type === 'turn.aborted')).toBe(true)
+  const budgeted = events.find((e) => e.type === 'tool.budgeted')
+  expect(budgeted).toMatchObject({ toolUseId: 't1', path: expect.any(String), chars: 400_000 })
+  expect(budgeted).not.toHaveProperty('error')
+  const path = (budgeted as { path: string }).path
+  expect(readFileSync(path, 'utf8')).toBe('x'.repeat(400_000))
+  const result = events.find((e) => e.type === 'tool.result' && e.toolUseId === 't1')
+  expect(JSON.stringify(result)).toContain(path)
   const replayed = await replay(events, { tools })
   expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
 })

@@ -3,7 +3,9 @@
  * a prompt or its validator, it is cancelled there (and its signal aborted, which kills hook
  * processes and tells a prompt it is no longer wanted); a running 'cancel' tool is interrupted,
  * and so is any tool waiting out a retry's backoff,
- * a 'block' tool runs on unless `force`; a save in progress leaves a preview without a path;
+ * a 'block' tool runs on unless `force`; a save in progress runs to its end unless `force` (the
+ * tool has returned: its output is not dropped — docs/decisions/abort.md, decision 159), and a
+ * forced one leaves a preview without a path;
  * post-hooks are left to finish on their own and the result goes out without their context.
  */
 import type { CallState } from '../../events/tool-call.steps.js'
@@ -42,6 +44,7 @@ export function interruptAt(
       if (call.io.heldResult !== undefined) return { decided: call.io.heldResult(), abort: false }
       return { decided: call.io.invoked ? cancelled() : notRun(call, reason), abort: true }
     case 'budget':
+      if (!force) return undefined
       return { decided: abandonBudget(call, carry), abort: false }
     case 'postHook':
       return { decided: posted(call, carry, undefined), abort: false }
