@@ -114,13 +114,32 @@ function answerOf(tool: Tool, which: 'description' | 'prompt', context: Describe
     throw new DescriptionError(tool.name, which, `failed: ${messageOf(error)}`, { cause: error })
   }
   if (isThenable(answer))
-    return Promise.resolve(answer).then(
+    return withinBound(Promise.resolve(answer), tool, which).then(
       (text) => checked(tool, which, text),
       (error: unknown) => {
+        if (error instanceof DescriptionError) throw error
         throw new DescriptionError(tool.name, which, `failed: ${messageOf(error)}`, { cause: error })
       },
     )
   return checked(tool, which, answer)
+}
+
+/**
+ * How long an asynchronous `description()` or `prompt()` may take. One that never settles would
+ * otherwise hold `kernel.ready()` and every turn forever; past this it fails closed like one that
+ * rejects (docs/pool.md §Descriptions).
+ */
+export const DESCRIBE_TIMEOUT_MS = 30_000
+
+/** `answer`, or a DescriptionError once DESCRIBE_TIMEOUT_MS pass first (the timer keeps no process alive). */
+function withinBound(answer: Promise<unknown>, tool: Tool, which: 'description' | 'prompt'): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    const why = `did not answer within ${DESCRIBE_TIMEOUT_MS / 1000} s (an asynchronous description() or prompt() must settle)`
+    timer = setTimeout(() => reject(new DescriptionError(tool.name, which, why)), DESCRIBE_TIMEOUT_MS)
+    timer.unref?.()
+  })
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer))
 }
 
 function checked(tool: Tool, which: 'description' | 'prompt', text: unknown): string {

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import {
   API_FORMATS,
@@ -17,6 +17,7 @@ import {
   type DescribeContext,
   type KernelEvent,
 } from '../../src/index.js'
+import { DESCRIBE_TIMEOUT_MS } from '../../src/tools/describe.js'
 import { assistant, Echo, testKernel } from '../helpers.js'
 
 /** A tool whose texts are async and read the context; it keeps every context it was asked with. */
@@ -167,6 +168,34 @@ describe('descriptions that read the context and may be async', () => {
     )
     await expect(kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))).rejects.toThrow(/tool "Catalogue"/)
     expect(kernel.log.read()).toEqual([])
+  })
+
+  it('a description that never settles fails closed after DESCRIBE_TIMEOUT_MS, naming the tool', async () => {
+    vi.useFakeTimers()
+    try {
+      const stuck = buildTool({
+        name: 'Catalogue',
+        description: () => 'Lists the catalogue.',
+        prompt: () => new Promise<string>(() => {}),
+        inputSchema: z.strictObject({}),
+        call: async () => 'ok',
+      })
+      const kernel = testKernel([Echo, stuck])
+      const ready = kernel.ready()
+      const settled = ready.then(
+        () => 'resolved',
+        (error: Error) => error.message,
+      )
+      await vi.advanceTimersByTimeAsync(DESCRIBE_TIMEOUT_MS - 1)
+      expect(await Promise.race([settled, Promise.resolve('pending')])).toBe('pending')
+      await vi.advanceTimersByTimeAsync(1)
+      expect(await settled).toBe(
+        `tool "Catalogue": prompt() did not answer within ${DESCRIBE_TIMEOUT_MS / 1000} s (an asynchronous description() or prompt() must settle)`,
+      )
+      expect(() => kernel.apiTools()).toThrow(/tool "Catalogue": prompt\(\) did not answer within/)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('a description that throws, or answers no string, fails the same way', async () => {
