@@ -5,6 +5,7 @@
  */
 import type { CallServices, ChildCall } from './actors/tool-call/call-scope.js'
 import type { TurnControl } from './actors/turn/turn.js'
+import type { EarlyStart } from './actors/turn/turn.types.js'
 import type { EventOf } from './events/event.schema.js'
 import { toolUsesOf } from './intake/assistant-message.js'
 import type { Grants } from './permissions/grants.js'
@@ -13,7 +14,7 @@ import { createPermissionPolicy, PERMISSION_MODES, type CanUseTool, type Permiss
 import { compileRules, deniedOutright, type RuleSet } from './permissions/ruleset.js'
 import { projectTurnMessage } from './projections/messages.projection.js'
 import type { ShellAnalyzer } from './ports/index.js'
-import type { ChildOptions, ChildRules, ChildSession, ChildTurnResult } from './tools/child.types.js'
+import type { ChildOptions, ChildRules, ChildSession, ChildStreamTurn, ChildTurnResult } from './tools/child.types.js'
 import {
   anthropicTool,
   openAIChatTool,
@@ -174,12 +175,16 @@ export function childSpecOf(
   return spec
 }
 
-/** How a child's turns are opened in the kernel: with its scope, under its parent call. */
+/**
+ * How a child's turns are opened in the kernel: with its scope, under its parent call. A whole
+ * message is a batch turn (`all` or `none` start early); a streamed one takes the kernel's
+ * `earlyStart` unless given one (`none` once the call is aborted; replay gives the recorded one).
+ */
 export type OpenChildTurn = (
   scope: Scope,
   spec: ChildSpec,
   under: { toolUseId: string; park: (parked: boolean) => void },
-  earlyStart: 'all' | 'none',
+  turn: { mode: 'batch'; earlyStart: 'all' | 'none' } | { mode: 'stream'; earlyStart?: EarlyStart },
 ) => TurnControl
 
 /** The session `context.runChild` returns. */
@@ -194,6 +199,16 @@ export function childSession(
   let turns = 0
   const signals = options.signal === undefined ? [call.signal] : [call.signal, options.signal]
   const signal = signals.length === 1 ? call.signal : AbortSignal.any(signals)
+  /** Counts a turn the child takes, refusing one past its budget or after its call has ended. */
+  const taking = (): void => {
+    if (call.ended())
+      throw new Error(`${where}: call ${call.toolUseId} has its result; its child session takes no more turns`)
+    if (options.maxTurns !== undefined && turns >= options.maxTurns)
+      throw new RangeError(
+        `${where}: the child session of call ${call.toolUseId} has used all ${options.maxTurns} of its turns (budget.maxTurns)`,
+      )
+    turns++
+  }
   return {
     parentToolUseId: call.toolUseId,
     tools: spec.tools,
@@ -211,26 +226,39 @@ export function childSession(
       return planned.map(shape) as Array<ApiToolOf[F]>
     },
     runTurn: async (message: unknown): Promise<ChildTurnResult> => {
-      if (call.ended())
-        throw new Error(`${where}: call ${call.toolUseId} has its result; its child session takes no more turns`)
-      if (options.maxTurns !== undefined && turns >= options.maxTurns)
-        throw new RangeError(
-          `${where}: the child session of call ${call.toolUseId} has used all ${options.maxTurns} of its turns (budget.maxTurns)`,
-        )
+      taking()
       const { uses, stopReason } = toolUsesOf(message)
-      turns++
       const voids = stopReason !== null && stopReason !== 'tool_use'
-      const turn = open(scope, spec, call, voids || signal.aborted ? 'none' : 'all')
+      const turn = open(scope, spec, call, { mode: 'batch', earlyStart: voids || signal.aborted ? 'none' : 'all' })
       for (const use of uses) turn.addIncoming(use)
       turn.attach(signal)
       turn.end(voids ? stopReason : 'tool_use')
-      const result = await turn.final()
+      return resultOf(turn)
+    },
+    startTurn: (): ChildStreamTurn => {
+      taking()
+      const turn = open(scope, spec, call, signal.aborted ? { mode: 'stream', earlyStart: 'none' } : { mode: 'stream' })
+      turn.attach(signal)
       return {
         turnId: turn.turnId,
-        message: projectTurnMessage(result.events, turn.turnId),
-        events: result.events,
-        aborted: result.events.some((event) => event.type === 'turn.aborted'),
+        push: (event) => turn.push(event),
+        pushOpenAI: (chunk) => turn.pushOpenAI(chunk),
+        pushOpenAIResponses: (event) => turn.pushOpenAIResponses(event),
+        end: (stopReason) => turn.end(stopReason),
+        fail: (error) => turn.fail(error),
+        result: () => resultOf(turn),
       }
     },
+  }
+}
+
+/** A child turn's result once it is over (after every answer it waits for). */
+async function resultOf(turn: TurnControl): Promise<ChildTurnResult> {
+  const result = await turn.final()
+  return {
+    turnId: turn.turnId,
+    message: projectTurnMessage(result.events, turn.turnId),
+    events: result.events,
+    aborted: result.events.some((event) => event.type === 'turn.aborted'),
   }
 }

@@ -117,7 +117,7 @@ export {
   type AgentResponse,
   type AgentToolOptions,
 } from './tools/builtin/agent.tool.js'
-export type { ChildOptions, ChildRules, ChildSession, ChildTurnResult } from './tools/child.types.js'
+export type { ChildOptions, ChildRules, ChildSession, ChildStreamTurn, ChildTurnResult } from './tools/child.types.js'
 export { changeContext, type ContextChange, type ContextChanged, type SessionView } from './tools/context-change.js'
 // The session's task list and questions for the user (docs/session-context.md, docs/approvals.md).
 export { TodoWrite, type TodoWriteInput, AskUserQuestion, type AskUserQuestionInput } from './tools/builtin/index.js'

@@ -503,7 +503,7 @@ export function createKernelInternals(
     approvals: config.approvals,
     shell: KERNEL_SHELL,
   }
-  const openChildTurn: OpenChildTurn = (scope, spec, under, earlyStart) => {
+  const openChildTurn: OpenChildTurn = (scope, spec, under, how) => {
     refuseFailedLog()
     const turnId = ids.next('turn')
     scopes.set(turnId, scope)
@@ -517,7 +517,7 @@ export function createKernelInternals(
       child: spec,
       onParkedChange: under.park,
     }
-    const turn = startTurn(deps, { mode: 'batch', earlyStart })
+    const turn = startTurn(deps, { mode: how.mode, earlyStart: how.earlyStart ?? config.earlyStart })
     track(turn)
     return turn
   }
@@ -653,7 +653,12 @@ export function createKernelInternals(
       const parent = scopes.get(child.spec.parentTurnId) ?? root
       const scope = childScope(parent, child.spec, policyInputs)
       const under = { toolUseId: child.parentToolUseId, park: () => undefined }
-      return openChildTurn(scope, child.spec, under, early === 'none' ? 'none' : 'all')
+      return openChildTurn(
+        scope,
+        child.spec,
+        under,
+        mode === 'batch' ? { mode, earlyStart: early === 'none' ? 'none' : 'all' } : { mode, earlyStart: early },
+      )
     },
     ready: async () => {
       if (grammar !== undefined) await grammar

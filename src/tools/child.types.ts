@@ -56,4 +56,28 @@ export interface ChildSession {
    * @throws Error past `budget.maxTurns`, or once the parent call has ended.
    */
   runTurn(message: unknown): Promise<ChildTurnResult>
+  /**
+   * Opens a child turn fed from the child's model stream as it arrives, so its calls start early
+   * as a kernel's streamed turns do (`kernel.startTurn`). Counts against `budget.maxTurns` as
+   * `runTurn` does.
+   * @throws Error past `budget.maxTurns`, or once the parent call has ended.
+   */
+  startTurn(): ChildStreamTurn
+}
+
+/** A child turn fed from a stream: a kernel's `Turn` for one message, whose result is a child's. */
+export interface ChildStreamTurn {
+  readonly turnId: string
+  /** One Anthropic stream event (`RawMessageStreamEvent`). */
+  push(event: unknown): void
+  /** One OpenAI Chat Completions chunk, or `[DONE]`. */
+  pushOpenAI(chunk: unknown): void
+  /** One OpenAI Responses stream event. */
+  pushOpenAIResponses(event: unknown): void
+  /** Ends the message (the stream's own end event does it too). */
+  end(stopReason?: string | null): void
+  /** The stream failed: running calls keep their results, the rest say why (`Turn.fail`). */
+  fail(error: unknown): void
+  /** Once every call has its result. */
+  result(): Promise<ChildTurnResult>
 }

@@ -6,6 +6,7 @@
  * log replays.
  */
 import Anthropic from '@anthropic-ai/sdk'
+import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -166,6 +167,140 @@ describe('a parent turn whose Agent call runs a child session', () => {
     })
     const refused = await bare.runTurn(agentCall('a2'))
     expect(JSON.stringify(refused.message.content)).toContain('finalMessage')
+  })
+
+  it("a streamed child message starts its safe calls before the stream ends (the SDK's MessageStream)", async () => {
+    let started = false
+    const Look = buildTool({
+      name: 'Look',
+      description: () => 'Looks.',
+      inputSchema: z.object({ at: z.string() }),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      call: async ({ at }) => {
+        started = true
+        return `saw ${at}`
+      },
+    })
+    let startedBeforeEnd: boolean | undefined
+    const lines = (events: readonly object[]) =>
+      new TextEncoder().encode(events.map((e) => `${JSON.stringify(e)}\n`).join(''))
+    const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null }
+    const usage = { input_tokens: 1, output_tokens: 1 }
+    /** The child model's first answer: one tool_use; the stream holds its end until Look ran, or 200 ticks passed. */
+    const first = () =>
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(
+            lines([
+              { type: 'message_start', message: { ...message, stop_sequence: null, usage } },
+              {
+                type: 'content_block_start',
+                index: 0,
+                content_block: { type: 'tool_use', id: 'toolu_1', name: 'Look', input: {} },
+              },
+              {
+                type: 'content_block_delta',
+                index: 0,
+                delta: { type: 'input_json_delta', partial_json: '{"at":"the sky"}' },
+              },
+              { type: 'content_block_stop', index: 0 },
+            ]),
+          )
+          for (let tick = 0; tick < 200 && !started; tick++) await new Promise((resolve) => setImmediate(resolve))
+          startedBeforeEnd = started
+          controller.enqueue(
+            lines([
+              { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage },
+              { type: 'message_stop' },
+            ]),
+          )
+          controller.close()
+        },
+      })
+    const last = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(
+            lines([
+              { type: 'message_start', message: { ...message, id: 'msg_2', stop_sequence: null, usage } },
+              { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+              { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'It is blue.' } },
+              { type: 'content_block_stop', index: 0 },
+              { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage },
+              { type: 'message_stop' },
+            ]),
+          )
+          controller.close()
+        },
+      })
+    let requests = 0
+    const model: AgentModel = () => MessageStream.fromReadableStream(requests++ === 0 ? first() : last())
+    const kernel = createKernel({ tools: [Look, createAgentTool({ model })] })
+    const { message: result } = await kernel.runTurn(agentCall('a1'))
+    expect(result.content).toEqual([{ type: 'tool_result', tool_use_id: 'a1', content: 'It is blue.' }])
+    expect(startedBeforeEnd).toBe(true)
+    // In the log: the child's call was dispatched before its turn ended; a message without a call opened no turn.
+    const log = kernel.log.read()
+    const child = log.filter((e) => e.parentToolUseId === 'a1')
+    expect(new Set(child.map((e) => e.turnId)).size).toBe(1)
+    expect(child[0]).toMatchObject({ type: 'turn.started', mode: 'stream' })
+    const at = (type: string) => child.findIndex((e) => e.type === type)
+    expect(at('tool.dispatched')).toBeLessThan(at('turn.ended'))
+    const replayed = await replay(log, { tools: kernel.tools })
+    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
+  })
+
+  it('a child stream that breaks after a call started: the call keeps its result, the Agent call fails in words', async () => {
+    let looked = false
+    const Look = buildTool({
+      name: 'Look',
+      description: () => 'Looks.',
+      inputSchema: z.object({ at: z.string() }),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      call: async ({ at }) => {
+        looked = true
+        return `saw ${at}`
+      },
+    })
+    const line = (e: object) => new TextEncoder().encode(`${JSON.stringify(e)}\n`)
+    const usage = { input_tokens: 1, output_tokens: 1 }
+    const broken = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [] }
+        controller.enqueue(
+          line({ type: 'message_start', message: { ...message, stop_reason: null, stop_sequence: null, usage } }),
+        )
+        controller.enqueue(
+          line({
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: 'toolu_1', name: 'Look', input: {} },
+          }),
+        )
+        controller.enqueue(
+          line({
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{"at":"x"}' },
+          }),
+        )
+        controller.enqueue(line({ type: 'content_block_stop', index: 0 }))
+        // Once Look has run (or 200 ticks passed): an error now drops nothing already read.
+        for (let tick = 0; tick < 200 && !looked; tick++) await new Promise((resolve) => setImmediate(resolve))
+        controller.error(new Error('connection reset'))
+      },
+    })
+    const model: AgentModel = () => MessageStream.fromReadableStream(broken)
+    const kernel = createKernel({ tools: [Look, createAgentTool({ model })] })
+    const { message } = await kernel.runTurn(agentCall('a1'))
+    expect(message.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'a1', is_error: true, content: expect.stringContaining('connection reset') },
+    ])
+    const child = kernel.log.read().filter((e) => e.parentToolUseId === 'a1')
+    expect(child.filter((e) => e.type === 'tool.result')).toHaveLength(1)
+    expect(child.at(-1)).toMatchObject({ type: 'turn.completed', results: 1 })
   })
 
   it("the parent's message equals the one a run without nesting gives", async () => {

@@ -4,7 +4,7 @@
  * model through a small port: a function from the conversation to the model's next message.
  */
 import { z } from 'zod'
-import type { ChildRules } from '../child.types.js'
+import type { ChildRules, ChildSession, ChildStreamTurn, ChildTurnResult } from '../child.types.js'
 import { buildTool } from '../build-tool.js'
 import { lazySchema } from '../lazy-schema.js'
 import type { AnthropicApiTool } from '../to-api-format.js'
@@ -34,7 +34,8 @@ export interface AgentModelRequest {
  * The model the subagent talks to: the app's function, typically `anthropic.messages.create`
  * with its own model name. It returns the assistant message (an Anthropic `Message`: `content`
  * and `stop_reason`), or a stream that gives it at its end — the SDK's `anthropic.messages.stream`
- * (anything with `finalMessage()`). A stream is read to its end before the child's calls run.
+ * (anything with `finalMessage()`). A stream that is also async-iterable (the SDK's is) is read
+ * as it arrives, and the child's calls start early; one that is not is read to its end first.
  *
  * @example
  * const model: AgentModel = ({ system, messages, tools, signal }) =>
@@ -171,12 +172,14 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
       const messages: AgentMessage[] = [{ role: 'user', content: prompt }]
       const tools = child.apiTools()
       for (let step = 1; step <= limit; step++) {
-        const response = await answerOf(
-          model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name }),
-        )
+        const returned = model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name })
+        const { response, turn: streamed } = isEventStream(returned)
+          ? await streamedStep(returned, child)
+          : { response: await answerOf(returned), turn: undefined }
         messages.push({ role: 'assistant', content: response.content })
+        // Calls that started early as the message streamed have their results by now.
         if (response.stop_reason !== 'tool_use') return reportOf(response)
-        const turn = await child.runTurn(response)
+        const turn = streamed ?? (await child.runTurn(response))
         if (turn.aborted) throw new Error(`the subagent was stopped during its step ${step}`)
         messages.push(turn.message)
         context.onProgress(`step ${step}: ${turn.message.content.length} tool call(s)\n`)
@@ -184,6 +187,53 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
       return `The subagent (${name}) made ${limit} model requests without finishing its task, so it was stopped. Its last words: ${lastWords(messages)}`
     },
   })
+}
+
+/** A stream the SDK's `messages.stream` returns: its events as they arrive, and the whole message. */
+type EventStream = AgentStream & AsyncIterable<unknown>
+
+function isEventStream(returned: unknown): returned is EventStream {
+  const stream = returned as Partial<EventStream> | null
+  return typeof stream?.finalMessage === 'function' && typeof stream[Symbol.asyncIterator] === 'function'
+}
+
+/**
+ * One model request read as it streams: at the first tool_use block a child turn opens and takes
+ * the events from the message's start, so the child's calls start early as a kernel's streamed
+ * turns do (docs/subagents.md). A message with no tool_use opens no turn. A stream that breaks
+ * fails the turn (running calls keep their results) before the error goes on.
+ */
+async function streamedStep(
+  stream: EventStream,
+  child: ChildSession,
+): Promise<{ response: AgentResponse; turn: ChildTurnResult | undefined }> {
+  let turn: ChildStreamTurn | undefined
+  const before: unknown[] = []
+  try {
+    for await (const event of stream) {
+      if (turn !== undefined) turn.push(event)
+      else if (opensToolUse(event)) {
+        turn = child.startTurn()
+        for (const earlier of before) turn.push(earlier)
+        turn.push(event)
+      } else before.push(event)
+    }
+  } catch (error) {
+    if (turn !== undefined) {
+      turn.fail(error)
+      await turn.result()
+    }
+    throw error
+  }
+  const response = await answerOf(stream)
+  if (turn === undefined) return { response, turn: undefined }
+  turn.end(response.stop_reason)
+  return { response, turn: await turn.result() }
+}
+
+function opensToolUse(event: unknown): boolean {
+  const { type, content_block: block } = (event ?? {}) as { type?: unknown; content_block?: { type?: unknown } }
+  return type === 'content_block_start' && block?.type === 'tool_use'
 }
 
 /** The port's message: as returned, or a stream's final one; anything else is refused in words. */
