@@ -170,72 +170,34 @@ describe('a parent turn whose Agent call runs a child session', () => {
   })
 
   it("a streamed child message starts its safe calls before the stream ends (the SDK's MessageStream)", async () => {
-    let started = false
-    const Look = buildTool({
-      name: 'Look',
-      description: () => 'Looks.',
-      inputSchema: z.object({ at: z.string() }),
-      isConcurrencySafe: () => true,
-      isReadOnly: () => true,
-      call: async ({ at }) => {
-        started = true
-        return `saw ${at}`
+    const { Look, ran } = lookTool()
+    let startedBeforeEnd: boolean | undefined
+    /** The child model's first answer: one tool_use; the stream holds its end until Look ran (or 200 ticks). */
+    const first = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(jsonLines([messageStart('msg_1'), ...toolUseEvents('toolu_1', { at: 'the sky' })]))
+        await ticksUntil(ran)
+        startedBeforeEnd = ran()
+        controller.enqueue(jsonLines(messageEnd('tool_use')))
+        controller.close()
       },
     })
-    let startedBeforeEnd: boolean | undefined
-    const lines = (events: readonly object[]) =>
-      new TextEncoder().encode(events.map((e) => `${JSON.stringify(e)}\n`).join(''))
-    const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null }
-    const usage = { input_tokens: 1, output_tokens: 1 }
-    /** The child model's first answer: one tool_use; the stream holds its end until Look ran, or 200 ticks passed. */
-    const first = () =>
-      new ReadableStream<Uint8Array>({
-        async start(controller) {
-          controller.enqueue(
-            lines([
-              { type: 'message_start', message: { ...message, stop_sequence: null, usage } },
-              {
-                type: 'content_block_start',
-                index: 0,
-                content_block: { type: 'tool_use', id: 'toolu_1', name: 'Look', input: {} },
-              },
-              {
-                type: 'content_block_delta',
-                index: 0,
-                delta: { type: 'input_json_delta', partial_json: '{"at":"the sky"}' },
-              },
-              { type: 'content_block_stop', index: 0 },
-            ]),
-          )
-          for (let tick = 0; tick < 200 && !started; tick++) await new Promise((resolve) => setImmediate(resolve))
-          startedBeforeEnd = started
-          controller.enqueue(
-            lines([
-              { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage },
-              { type: 'message_stop' },
-            ]),
-          )
-          controller.close()
-        },
-      })
-    const last = () =>
-      new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(
-            lines([
-              { type: 'message_start', message: { ...message, id: 'msg_2', stop_sequence: null, usage } },
-              { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-              { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'It is blue.' } },
-              { type: 'content_block_stop', index: 0 },
-              { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage },
-              { type: 'message_stop' },
-            ]),
-          )
-          controller.close()
-        },
-      })
-    let requests = 0
-    const model: AgentModel = () => MessageStream.fromReadableStream(requests++ === 0 ? first() : last())
+    const last = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(
+          jsonLines([
+            messageStart('msg_2'),
+            { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+            { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'It is blue.' } },
+            { type: 'content_block_stop', index: 0 },
+            ...messageEnd('end_turn'),
+          ]),
+        )
+        controller.close()
+      },
+    })
+    const answers = [first, last]
+    const model: AgentModel = () => MessageStream.fromReadableStream(answers.shift() as ReadableStream)
     const kernel = createKernel({ tools: [Look, createAgentTool({ model })] })
     const { message: result } = await kernel.runTurn(agentCall('a1'))
     expect(result.content).toEqual([{ type: 'tool_result', tool_use_id: 'a1', content: 'It is blue.' }])
@@ -252,43 +214,12 @@ describe('a parent turn whose Agent call runs a child session', () => {
   })
 
   it('a child stream that breaks after a call started: the call keeps its result, the Agent call fails in words', async () => {
-    let looked = false
-    const Look = buildTool({
-      name: 'Look',
-      description: () => 'Looks.',
-      inputSchema: z.object({ at: z.string() }),
-      isConcurrencySafe: () => true,
-      isReadOnly: () => true,
-      call: async ({ at }) => {
-        looked = true
-        return `saw ${at}`
-      },
-    })
-    const line = (e: object) => new TextEncoder().encode(`${JSON.stringify(e)}\n`)
-    const usage = { input_tokens: 1, output_tokens: 1 }
+    const { Look, ran } = lookTool()
     const broken = new ReadableStream<Uint8Array>({
       async start(controller) {
-        const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [] }
-        controller.enqueue(
-          line({ type: 'message_start', message: { ...message, stop_reason: null, stop_sequence: null, usage } }),
-        )
-        controller.enqueue(
-          line({
-            type: 'content_block_start',
-            index: 0,
-            content_block: { type: 'tool_use', id: 'toolu_1', name: 'Look', input: {} },
-          }),
-        )
-        controller.enqueue(
-          line({
-            type: 'content_block_delta',
-            index: 0,
-            delta: { type: 'input_json_delta', partial_json: '{"at":"x"}' },
-          }),
-        )
-        controller.enqueue(line({ type: 'content_block_stop', index: 0 }))
+        controller.enqueue(jsonLines([messageStart('msg_1'), ...toolUseEvents('toolu_1', { at: 'x' })]))
         // Once Look has run (or 200 ticks passed): an error now drops nothing already read.
-        for (let tick = 0; tick < 200 && !looked; tick++) await new Promise((resolve) => setImmediate(resolve))
+        await ticksUntil(ran)
         controller.error(new Error('connection reset'))
       },
     })
@@ -516,6 +447,60 @@ describe('a child only narrows its parent', () => {
     expect(await childResult({}, 'Open')).toContain('is_error":true')
   })
 })
+
+/** A read-only, concurrency-safe tool that says whether it has run. */
+function lookTool(): { Look: Tool; ran: () => boolean } {
+  let ran = false
+  const Look = buildTool({
+    name: 'Look',
+    description: () => 'Looks.',
+    inputSchema: z.object({ at: z.string() }),
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    call: async ({ at }) => {
+      ran = true
+      return `saw ${at}`
+    },
+  })
+  return { Look, ran: () => ran }
+}
+
+/** Anthropic stream events as the SDK's `MessageStream.fromReadableStream` reads them: one JSON per line. */
+const jsonLines = (events: readonly object[]) =>
+  new TextEncoder().encode(events.map((event) => `${JSON.stringify(event)}\n`).join(''))
+
+const USAGE = { input_tokens: 1, output_tokens: 1 }
+
+const messageStart = (id: string) => ({
+  type: 'message_start',
+  message: {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: USAGE,
+  },
+})
+
+/** One tool_use block of a Look call, as the API streams it. */
+const toolUseEvents = (id: string, input: object) => [
+  { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id, name: 'Look', input: {} } },
+  { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } },
+  { type: 'content_block_stop', index: 0 },
+]
+
+const messageEnd = (stopReason: string) => [
+  { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: USAGE },
+  { type: 'message_stop' },
+]
+
+/** Waits until `done`, or 200 turns of the event loop (no clock): long enough for a call that starts early. */
+async function ticksUntil(done: () => boolean): Promise<void> {
+  for (let tick = 0; tick < 200 && !done(); tick++) await new Promise((resolve) => setImmediate(resolve))
+}
 
 /** A tool that runs until its call is stopped, and says when it has started. */
 function holdTool(): { hold: Tool; started: Promise<void> } {
