@@ -15,15 +15,8 @@ import { compileRules, deniedOutright, type RuleSet } from './permissions/rulese
 import { projectTurnMessage } from './projections/messages.projection.js'
 import type { ShellAnalyzer } from './ports/index.js'
 import type { ChildOptions, ChildRules, ChildSession, ChildStreamTurn, ChildTurnResult } from './tools/child.types.js'
-import {
-  anthropicTool,
-  openAIChatTool,
-  openAIResponsesTool,
-  API_FORMATS,
-  type ApiFormat,
-  type ApiToolOf,
-  type PlannedTool,
-} from './tools/to-api-format.js'
+import { API_FORMATS, type ApiFormat, type ApiToolOf } from './tools/to-api-format.js'
+import { ChildPool, type ChildPoolInput } from './tools/pool/child-pool.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
 import { checkOptionsObject, optionNames } from './util/known-options.js'
@@ -39,6 +32,8 @@ export interface Scope {
   permissions(): { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[]; allowSandboxed?: string[] }
   mode(): PermissionMode
   readonly services: CallServices
+  /** A child's pool (its deferred tools, its own ToolSearch); the kernel's scope has the kernel's. */
+  readonly pool?: ChildPool
 }
 
 /** What a child's permission policy is built from: the kernel's. */
@@ -49,6 +44,8 @@ export interface PolicyInputs {
   readonly canUseTool: CanUseTool | undefined
   readonly approvals: 'park' | 'deny'
   readonly shell: ShellAnalyzer
+  /** The kernel pool's settings a child's pool splits its tools by, and which tools are switched off. */
+  readonly pool: Pick<ChildPoolInput, 'deferral' | 'format' | 'disabled'>
 }
 
 /**
@@ -68,9 +65,8 @@ const LOOSENESS: Readonly<Record<PermissionMode, number>> = {
  * and its own; allow rules its own intersected with the parent's (or the parent's); its mode
  * never looser than the parent's, read at each decision.
  */
-export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs): Scope {
+export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs, parentToolUseId: string): Scope {
   const offered = new Map(parent.tools().map((tool) => [tool.name, tool]))
-  const tools = spec.tools.map((name) => offered.get(name) as Tool)
   const written = parent.permissions()
   const own = spec.rules
   const allow = own.allow ?? written.allow
@@ -89,7 +85,17 @@ export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs)
     const asked = own.mode as PermissionMode | undefined
     return asked !== undefined && LOOSENESS[asked] < LOOSENESS[theirs] ? asked : theirs
   }
+  const pool = new ChildPool({
+    ...inputs.pool,
+    tools: spec.tools.map((name) => offered.get(name) as Tool),
+    denied: (tool) => deniedOutright(rules, tool),
+    mode,
+    parentToolUseId,
+    log: parent.services.log,
+  })
+  const tools = pool.tools
   const registry = new ToolRegistry(tools)
+  registry.loader = pool.loader()
   const record = (event: Parameters<CallServices['log']['append']>[0]): void => void parent.services.log.append(event)
   const services: CallServices = {
     ...parent.services,
@@ -109,7 +115,7 @@ export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs)
       shell: inputs.shell,
     }),
   }
-  return { tools: () => tools, rules, permissions: () => ({ mode: mode(), allow, ask, deny }), mode, services }
+  return { tools: () => tools, rules, permissions: () => ({ mode: mode(), allow, ask, deny }), mode, services, pool }
 }
 
 const CHILD_OPTIONS = optionNames<ChildOptions>()('tools', 'rules', 'budget', 'signal')
@@ -217,13 +223,8 @@ export function childSession(
       const format = apiOptions?.format ?? 'anthropic'
       if (!API_FORMATS.includes(format))
         throw new TypeError(`apiTools: format must be one of ${API_FORMATS.join(', ')}, got ${JSON.stringify(format)}`)
-      const planned: PlannedTool[] = scope
-        .tools()
-        .filter((tool) => !deniedOutright(scope.rules, tool))
-        .map((tool) => ({ tool, deferred: false }))
-      const shape: (tool: PlannedTool) => ApiToolOf[ApiFormat] =
-        format === 'anthropic' ? anthropicTool : format === 'openai-chat' ? openAIChatTool : openAIResponsesTool
-      return planned.map(shape) as Array<ApiToolOf[F]>
+      if (scope.pool === undefined) throw new Error(`${where}: a child scope has its pool`)
+      return scope.pool.apiTools(format as F)
     },
     runTurn: async (message: unknown): Promise<ChildTurnResult> => {
       taking()

@@ -502,6 +502,7 @@ export function createKernelInternals(
     canUseTool: options.canUseTool,
     approvals: config.approvals,
     shell: KERNEL_SHELL,
+    pool: { deferral: options.deferral, format: config.toolFormat, disabled: (name) => pool.isDisabled(name) },
   }
   const openChildTurn: OpenChildTurn = (scope, spec, under, how) => {
     refuseFailedLog()
@@ -524,7 +525,7 @@ export function createKernelInternals(
   function openChild(call: ChildCall, childOptions: ChildOptions | undefined): ChildSession {
     const parent = scopes.get(call.turnId) ?? root
     const spec = childSpecOf(parent, call, childOptions)
-    const scope = childScope(parent, spec, policyInputs)
+    const scope = childScope(parent, spec, policyInputs, call.toolUseId)
     return childSession(
       call,
       spec,
@@ -651,7 +652,7 @@ export function createKernelInternals(
       if (child === undefined) return open(mode, early)
       // Replay: the child turn as recorded, under a parent call whose stand-in answers as it did.
       const parent = scopes.get(child.spec.parentTurnId) ?? root
-      const scope = childScope(parent, child.spec, policyInputs)
+      const scope = childScope(parent, child.spec, policyInputs, child.parentToolUseId)
       const under = { toolUseId: child.parentToolUseId, park: () => undefined }
       return openChildTurn(
         scope,

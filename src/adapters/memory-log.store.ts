@@ -91,7 +91,9 @@ export class TurnWindow {
       this.#turns.set(event.turnId, span)
     }
     span.last = event.seq
-    if (event.type === 'tool.loaded' && !this.#firstLoad.has(event.name)) this.#firstLoad.set(event.name, event.seq)
+    // A child session's loads are its own and end with its call: only the session's are facts.
+    if (event.type === 'tool.loaded' && event.parentToolUseId === undefined && !this.#firstLoad.has(event.name))
+      this.#firstLoad.set(event.name, event.seq)
     if (this.#isFact(event)) span.facts = true
     if (event.type !== 'turn.completed' || span.completed) return
     span.completed = true

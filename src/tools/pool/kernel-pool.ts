@@ -3,7 +3,6 @@
  * between turns (each one a `pool.changed` event), the loaded set mirrored from the log, the
  * pool of each turn (`pool.assembled`), and the kernel's own ToolSearch bound to it.
  */
-import type { KernelEventInput } from '../../events/event.schema.js'
 import type { EventLog } from '../../ports/event-log.port.js'
 import type { ToolSource } from '../tool-source.types.js'
 import { guarded } from '../../util/guarded.js'
@@ -15,7 +14,7 @@ import { describedView, describeTools, readsContext, type Describing, type ToolT
 import { inputJsonSchema } from '../to-api-format.js'
 import { assemblePool, filterReason, poolSnapshot, type Pool } from './assemble-pool.js'
 import { paramDigest, poolApiTools } from './pool-api-tools.js'
-import { loadedFromLog, referencedFromLog } from './pool-log.js'
+import { loadedEvent, loadedFromLog, referencedFromLog, type LoadHow } from './pool-log.js'
 import { namesFor, withheldOf, type NameEntry, type WithheldEntry } from './source-log.js'
 import {
   DEFAULT_CONTEXT_TOKENS,
@@ -51,7 +50,6 @@ type Change = {
   disabled?: string[]
   enabled?: string[]
 }
-type LoadHow = 'search' | 'select' | 'call' | 'app'
 
 export class KernelPool {
   readonly #o: KernelPoolOptions
@@ -100,6 +98,11 @@ export class KernelPool {
     this.#apply()
     this.#readEnabled()
     this.#describe()
+  }
+
+  /** The tool's `isEnabled()` said false at the last assembly between turns. */
+  isDisabled(name: string): boolean {
+    return this.#disabled.has(name)
   }
 
   /** Whether the pool can change or defer: only then does a turn record `pool.assembled`. */
@@ -486,10 +489,6 @@ export class KernelPool {
       ...(from?.withheld !== undefined && { withheld: from.withheld }),
     })
   }
-}
-
-function loadedEvent(name: string, how: LoadHow, turnId: string, by?: string): KernelEventInput {
-  return { type: 'tool.loaded', turnId, name, how, ...(by !== undefined ? { loadedBy: by } : {}) }
 }
 
 function changeFields(change: Change): Omit<Change, 'skipped'> & { skipped?: string[] } {
