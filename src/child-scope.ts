@@ -32,8 +32,11 @@ export interface Scope {
   permissions(): { mode: PermissionMode; allow: string[]; ask: string[]; deny: string[]; allowSandboxed?: string[] }
   mode(): PermissionMode
   readonly services: CallServices
-  /** A child's pool (its deferred tools, its own ToolSearch); the kernel's scope has the kernel's. */
-  readonly pool?: ChildPool
+}
+
+/** A child's scope: with its pool (its deferred tools, its own ToolSearch). */
+export interface ChildScope extends Scope {
+  readonly pool: ChildPool
 }
 
 /** What a child's permission policy is built from: the kernel's. */
@@ -65,7 +68,7 @@ const LOOSENESS: Readonly<Record<PermissionMode, number>> = {
  * and its own; allow rules its own intersected with the parent's (or the parent's); its mode
  * never looser than the parent's, read at each decision.
  */
-export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs, parentToolUseId: string): Scope {
+export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs, parentToolUseId: string): ChildScope {
   const offered = new Map(parent.tools().map((tool) => [tool.name, tool]))
   const written = parent.permissions()
   const own = spec.rules
@@ -197,7 +200,7 @@ export type OpenChildTurn = (
 export function childSession(
   call: ChildCall,
   spec: ChildSpec,
-  scope: Scope,
+  scope: ChildScope,
   options: { maxTurns?: number | undefined; signal?: AbortSignal | undefined },
   open: OpenChildTurn,
 ): ChildSession {
@@ -223,7 +226,6 @@ export function childSession(
       const format = apiOptions?.format ?? 'anthropic'
       if (!API_FORMATS.includes(format))
         throw new TypeError(`apiTools: format must be one of ${API_FORMATS.join(', ')}, got ${JSON.stringify(format)}`)
-      if (scope.pool === undefined) throw new Error(`${where}: a child scope has its pool`)
       return scope.pool.apiTools(format as F)
     },
     runTurn: async (message: unknown): Promise<ChildTurnResult> => {

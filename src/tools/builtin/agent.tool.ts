@@ -170,8 +170,9 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
         ...(agent.rules === undefined ? {} : { rules: agent.rules }),
       })
       const messages: AgentMessage[] = [{ role: 'user', content: prompt }]
-      const tools = child.apiTools()
       for (let step = 1; step <= limit; step++) {
+        // Asked each step: a deferred tool the child loaded by calling it is sent in full from then on.
+        const tools = child.apiTools()
         const returned = model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name })
         const { response, turn: streamed } = isEventStream(returned)
           ? await streamedStep(returned, child)
