@@ -10,6 +10,8 @@
  *   and commits late is never skipped, only waited for. A stream's appends carry growing
  *   transaction ids (the row remembers the last), so the global order keeps each stream's order.
  * - NOTIFY carries the position as a wake-up; readers poll as well and re-read after a reconnect.
+ * - Group commit (docs/decisions/stores.md, 200): the appends of many sessions that arrive together
+ *   go out as one statement and one commit, each stream's version and fence checked in it.
  */
 import pg from 'pg'
 import { JsonlLineParser } from '../events/jsonl.js'
