@@ -200,6 +200,54 @@ async function toolkernelChild(url, sessions, prefix, mode) {
 }
 
 /**
+ * The store alone, as LangGraph's row is the checkpointer alone: each session (a lease, every
+ * append fenced by its epoch) appends the events the kernel writes for one call — a real turn of
+ * one no-op call, taken from an in-memory kernel — once per tool step.
+ */
+async function storeChild(url, sessions, prefix) {
+  const store = createPostgresEventStore({ connection: url })
+  const Noop = buildTool({
+    name: 'Noop',
+    description: () => 'Does nothing.',
+    inputSchema: z.strictObject({}),
+    isConcurrencySafe: () => true,
+    call: async () => 'ok',
+  })
+  const sample = createKernel({ tools: [Noop] })
+  await sample.runTurn({ role: 'assistant', stop_reason: 'tool_use', content: [use('t0', 'Noop', {})] })
+  const step = sample.log.read()
+  await sample.close()
+  const names = Array.from({ length: sessions }, (_, i) => `${prefix}-${i}`)
+  const leases = await Promise.all(names.map((name) => store.acquire(name, prefix, 60_000)))
+  const versions = names.map(() => 0)
+  let calls = 0
+  const run = (until) =>
+    Promise.all(
+      names.map(async (name, s) => {
+        const lease = leases[s]
+        if (!lease.ok) throw new Error(lease.message)
+        while (performance.now() < until) {
+          const events = step.map((event, i) => ({ ...event, seq: versions[s] + i }))
+          const result = await store.append(name, events, { expectedVersion: versions[s], epoch: lease.lease.epoch })
+          if (!result.ok) throw new Error(result.message)
+          versions[s] = result.version
+          calls++
+        }
+      }),
+    )
+  await run(performance.now() + 1000)
+  calls = 0
+  const before = [...versions]
+  await go()
+  const start = performance.now()
+  await run(start + SECONDS * 1000)
+  const ms = performance.now() - start
+  await store.close()
+  const events = versions.reduce((sum, v, i) => sum + v - before[i], 0)
+  console.log(JSON.stringify({ calls, events, ms }))
+}
+
+/**
  * LangGraph's PostgreSQL checkpointer as a tool loop would use it: one checkpoint per tool step,
  * the thread's messages channel growing by the step's tool message (a thread is restarted every
  * 40 steps, so the blob stays the size of a short conversation). Same pool size as the store's.
@@ -474,13 +522,17 @@ async function main() {
         rows.push(await pgRow('toolkernel', server.url, sessions, PROCESSES, ['on']))
         console.error(`postgres ${sessions} × ${PROCESSES}: done`)
       }
+      for (const sessions of PG_SESSIONS) {
+        rows.push(await pgRow('store', server.url, sessions, 1))
+        rows[rows.length - 1].kind = 'toolkernel store alone'
+      }
       let langgraph = 'measured'
       if (existsSync(join(HERE, 'scale/node_modules/@langchain/langgraph-checkpoint-postgres'))) {
         for (const sessions of PG_SESSIONS) rows.push(await pgRow('langgraph', server.url, sessions, 1))
         for (const sessions of [PROCESSES, 100]) rows.push(await pgRow('langgraph', server.url, sessions, PROCESSES))
       } else langgraph = 'not installed (npm --prefix bench/scale install)'
       for (const row of rows)
-        if (row.kind.startsWith('toolkernel') && !row.kind.includes('memory'))
+        if (row.kind.startsWith('toolkernel') && !row.kind.includes('memory store'))
           row.perCommit = await eventsPerCommit(server.url, row.prefix)
       const one = rows.find((r) => r.kind === 'toolkernel' && r.sessions === 1 && r.processes === 1)
       const hundred = rows.find((r) => r.kind === 'toolkernel' && r.sessions === 100 && r.processes === 1)
@@ -488,7 +540,7 @@ async function main() {
         '',
         '### PostgreSQL: sessions × processes',
         '',
-        `A throwaway server on this machine, fsync on. toolkernel: kernels with a lease each (every append carries its epoch), turns of ${K_PG} no-op calls, for ${SECONDS} s; events/s counts the events stored. LangGraph (${langgraph}): \`PostgresSaver.put\` once per tool step, the thread's messages growing (a new thread every 40 steps). ×1 session is against the same kind's row with one session in one process.`,
+        `A throwaway server on this machine, fsync on. toolkernel: kernels with a lease each (every append carries its epoch), turns of ${K_PG} no-op calls, for ${SECONDS} s; events/s counts the events stored. Store alone: the same leases, one append per tool step of the events a real one-call turn writes (no kernel running). LangGraph (${langgraph}): \`PostgresSaver.put\` once per tool step, the thread's messages growing (a new thread every 40 steps), no graph running — compare it with the store alone. ×1 session is against the same kind's row with one session in one process.`,
         '',
         '| store | sessions | processes | calls/s | events/s | events per commit | × 1 session |',
         '|---|---:|---:|---:|---:|---:|---:|',
@@ -506,15 +558,17 @@ async function main() {
         '',
       )
       const lg100 = rows.find((r) => r.kind === 'langgraph' && r.sessions === 100 && r.processes === 1)
+      const alone100 = rows.find((r) => r.kind === 'toolkernel store alone' && r.sessions === 100)
       if (lg100)
         md.push(
-          `toolkernel / LangGraph calls/s at 100 sessions in one process: ${(hundred.callsPerS / lg100.callsPerS).toFixed(2)}×.`,
+          `At 100 sessions in one process: toolkernel's store alone / LangGraph's checkpointer alone, calls/s: ${(alone100.callsPerS / lg100.callsPerS).toFixed(2)}×; the whole kernel / the checkpointer alone: ${(hundred.callsPerS / lg100.callsPerS).toFixed(2)}×.`,
           '',
         )
       const series = (name, pick) => ({ name, points: rows.filter(pick).map((r) => [r.sessions, r.callsPerS]) })
       const lines = [
         series('toolkernel, 1 process', (r) => r.kind === 'toolkernel' && r.processes === 1),
         series(`toolkernel, ${PROCESSES} processes`, (r) => r.kind === 'toolkernel' && r.processes === PROCESSES),
+        series('toolkernel store alone', (r) => r.kind === 'toolkernel store alone'),
         series('LangGraph, 1 process', (r) => r.kind === 'langgraph' && r.processes === 1),
         series(`LangGraph, ${PROCESSES} processes`, (r) => r.kind === 'langgraph' && r.processes === PROCESSES),
       ].filter((s) => s.points.length > 0)
@@ -544,5 +598,6 @@ async function main() {
 const [mode, ...args] = process.argv.slice(2)
 if (mode === '--sessions') await sessionsChild(Number(args[0]))
 else if (mode === '--toolkernel') await toolkernelChild(args[0], Number(args[1]), args[2], args[3])
+else if (mode === '--store') await storeChild(args[0], Number(args[1]), args[2])
 else if (mode === '--langgraph') await langgraphChild(args[0], Number(args[1]), args[2])
 else await main()
