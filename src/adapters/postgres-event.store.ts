@@ -10,6 +10,8 @@
  *   and commits late is never skipped, only waited for. A stream's appends carry growing
  *   transaction ids (the row remembers the last), so the global order keeps each stream's order.
  * - NOTIFY carries the position as a wake-up; readers poll as well and re-read after a reconnect.
+ * - Group commit (docs/decisions/stores.md, 200): the appends of many sessions that arrive together
+ *   go out as one statement and one commit, each stream's version and fence checked in it.
  */
 import pg from 'pg'
 import { JsonlLineParser } from '../events/jsonl.js'
@@ -39,6 +41,11 @@ export interface PostgresEventStoreOptions {
   idleInTransactionTimeoutMs?: number
   /** Default poll interval of subscriptions (NOTIFY usually wakes them sooner). Default 1,000 ms. */
   pollMs?: number
+  /**
+   * Appends from many sessions share one statement and one commit (docs/decisions/stores.md, 200).
+   * Default true; false sends each append alone (one round trip each), as before.
+   */
+  groupCommit?: boolean
 }
 
 const APPEND = `
@@ -58,6 +65,42 @@ WITH s AS (
   SELECT (array_agg(transaction_id::text))[1] || '/' || max(global_position)::text AS position FROM ins
 )
 SELECT s.version::text AS version, p.position, pg_notify('${CHANNEL}', p.position) FROM s, p`
+
+/**
+ * Many sessions' appends in one statement, one commit (docs/decisions/stores.md, 200). $1…$4 are
+ * one entry per append (each stream once): stream, expected version, epoch (null: no lease), count;
+ * $5…$7 one entry per event: stream, place in its append (1…n), text. The rows are locked in
+ * stream order (two processes never wait on each other in a cycle), then each moves only if its
+ * own version and fence hold — the same test as APPEND; a stream that fails it inserts nothing and
+ * returns no row, and the others commit.
+ */
+const APPEND_MANY = `
+WITH b AS (
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::int[]) AS b(stream, expected, epoch, n)
+), locked AS (
+  SELECT t.stream FROM toolkernel_streams t JOIN b USING (stream) ORDER BY t.stream FOR UPDATE OF t
+), s AS (
+  UPDATE toolkernel_streams t
+     SET version = t.version + b.n, last_xid = pg_current_xact_id()
+    FROM b JOIN locked USING (stream)
+   WHERE t.stream = b.stream AND t.version = b.expected
+     AND (t.last_xid IS NULL OR t.last_xid < pg_current_xact_id())
+     AND CASE WHEN b.epoch IS NULL THEN t.lease_owner IS NULL OR t.lease_expires <= now()
+              ELSE t.epoch = b.epoch AND t.lease_owner IS NOT NULL AND t.lease_expires > now() END
+  RETURNING t.stream, t.version, b.expected
+), ins AS (
+  INSERT INTO toolkernel_events (stream, version, event)
+  SELECT e.stream, s.expected + e.ord, e.event
+    FROM unnest($5::text[], $6::int[], $7::text[]) WITH ORDINALITY AS e(stream, ord, event, i)
+    JOIN s USING (stream)
+   ORDER BY e.i
+  RETURNING stream, transaction_id, global_position
+), p AS (
+  SELECT stream, min(transaction_id::text) || '/' || max(global_position)::text AS position FROM ins GROUP BY stream
+), w AS (
+  SELECT pg_notify('${CHANNEL}', min(transaction_id::text) || '/' || max(global_position)::text) AS woke FROM ins
+)
+SELECT s.stream, s.version::text AS version, p.position FROM s JOIN p USING (stream) CROSS JOIN w`
 
 const READ_ALL = `
 SELECT stream, version::text, transaction_id::text AS tx, global_position::text AS pos, event
@@ -80,6 +123,26 @@ interface EventRow {
   event: string
 }
 
+/**
+ * A grouped append's answer: its row, undefined when its version or fence failed, 'alone' to send
+ * it by itself, or the commit's error.
+ */
+type GroupAnswer = { version: string; position: string } | undefined | 'alone' | Error
+
+/** An append waiting for its group commit; settles with its row (undefined: refused) or the commit's error. */
+interface Pending {
+  readonly stream: string
+  readonly expected: number
+  readonly epoch: number | null
+  readonly lines: readonly string[]
+  readonly settle: (row: GroupAnswer) => void
+}
+
+/** Group commits in flight at once (each on its own connection): one fills while one commits. */
+const GROUP_IN_FLIGHT = 2
+/** Most events in one group commit; more wait for the next. */
+const GROUP_MAX_EVENTS = 5000
+
 interface LeaseRow {
   version: string
   epoch: string
@@ -93,7 +156,14 @@ class PostgresEventStore implements EventStore {
   readonly #listener: PostgresListener
   readonly #known = new Set<string>()
   readonly #pollMs: number
+  readonly #group: boolean
   #schema: Promise<void> | undefined
+  /** Appends waiting for a group commit, in arrival order. */
+  #queue: Pending[] = []
+  /** Streams with an append in a commit in flight: their next append waits (one per stream per commit). */
+  readonly #busy = new Set<string>()
+  #inFlight = 0
+  #pumpScheduled = false
 
   constructor(options: PostgresEventStoreOptions) {
     const base: pg.PoolConfig =
@@ -110,6 +180,7 @@ class PostgresEventStore implements EventStore {
     this.#pool.on('connect', (client) => client.on('error', () => undefined))
     this.#listener = new PostgresListener(base)
     this.#pollMs = options.pollMs ?? 1000
+    this.#group = options.groupCommit ?? true
   }
 
   async #query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
@@ -145,16 +216,115 @@ class PostgresEventStore implements EventStore {
       this.#known.add(stream)
     }
     const lines = events.map((event) => JSON.stringify(event))
-    let rows: Array<{ version: string; position: string }>
+    const epoch = options.epoch ?? null
+    const grouped = this.#group ? await this.#enqueue(stream, options.expectedVersion, epoch, lines) : 'alone'
+    if (grouped instanceof Error) throw grouped
+    const answer =
+      grouped === 'alone' ? await this.#appendAlone(stream, options.expectedVersion, epoch, lines) : grouped
+    if (answer === 'raced') return this.#refusal(stream, options, true)
+    if (answer === undefined) return this.#refusal(stream, options, false)
+    return { ok: true, version: Number(answer.version), position: answer.position }
+  }
+
+  /** One append, one statement (APPEND): its row, undefined when its version or fence failed, or 'raced'. */
+  async #appendAlone(
+    stream: string,
+    expected: number,
+    epoch: number | null,
+    lines: readonly string[],
+  ): Promise<{ version: string; position: string } | 'raced' | undefined> {
     try {
-      rows = await this.#query(APPEND, [stream, options.expectedVersion, options.epoch ?? null, lines])
+      return (await this.#query<{ version: string; position: string }>(APPEND, [stream, expected, epoch, lines]))[0]
     } catch (error) {
-      if ((error as { code?: string }).code === '23505') return this.#refusal(stream, options, true)
+      if ((error as { code?: string }).code === '23505') return 'raced'
       throw error
     }
-    const row = rows[0]
-    if (row === undefined) return this.#refusal(stream, options, false)
-    return { ok: true, version: Number(row.version), position: row.position }
+  }
+
+  /**
+   * Queues an append for the next group commit. Resolves with its row once that commit is done,
+   * undefined when its version or fence failed (#refusal says why), 'alone' when the server
+   * refused the commit as a whole (append then sends it by itself, see #commitGroup), or the
+   * commit's error.
+   */
+  #enqueue(stream: string, expected: number, epoch: number | null, lines: readonly string[]): Promise<GroupAnswer> {
+    return new Promise((settle) => {
+      this.#queue.push({ stream, expected, epoch, lines, settle })
+      if (this.#pumpScheduled) return
+      this.#pumpScheduled = true
+      // Every append the event loop's current phase makes joins this commit (the sessions' logs
+      // flush at setImmediate too).
+      setImmediate(() => {
+        this.#pumpScheduled = false
+        this.#pump()
+      })
+    })
+  }
+
+  /** Starts group commits while a slot is free and an append waits whose stream is not in flight. */
+  #pump(): void {
+    while (this.#inFlight < GROUP_IN_FLIGHT) {
+      const group: Pending[] = []
+      const taken = new Set<string>()
+      let events = 0
+      const rest: Pending[] = []
+      for (const entry of this.#queue) {
+        const fits = events === 0 || events + entry.lines.length <= GROUP_MAX_EVENTS
+        if (fits && !this.#busy.has(entry.stream) && !taken.has(entry.stream)) {
+          group.push(entry)
+          taken.add(entry.stream)
+          events += entry.lines.length
+        } else rest.push(entry)
+      }
+      if (group.length === 0) return
+      this.#queue = rest
+      for (const stream of taken) this.#busy.add(stream)
+      this.#inFlight++
+      void this.#commitGroup(group).finally(() => {
+        this.#inFlight--
+        for (const stream of taken) this.#busy.delete(stream)
+        this.#pump()
+      })
+    }
+  }
+
+  /**
+   * One statement for the whole group (APPEND_MANY), committed on its own. Each append gets its
+   * row, or undefined when its own version or fence failed. When the server refused the statement
+   * (an error answer: it rolled back, nothing of it is stored), each append is sent again alone,
+   * so one bad append fails only itself. When the connection was lost the commit may or may not
+   * have happened: every append in it rejects, and the committing log reads back what is stored.
+   */
+  async #commitGroup(group: readonly Pending[]): Promise<void> {
+    const events = group.flatMap((entry) => entry.lines.map((line, i) => [entry.stream, i + 1, line] as const))
+    let rows: Array<{ stream: string; version: string; position: string }>
+    try {
+      rows = await this.#query(APPEND_MANY, [
+        group.map((entry) => entry.stream),
+        group.map((entry) => entry.expected),
+        group.map((entry) => entry.epoch),
+        group.map((entry) => entry.lines.length),
+        events.map((event) => event[0]),
+        events.map((event) => event[1]),
+        events.map((event) => event[2]),
+      ])
+    } catch (error) {
+      if (answered(error)) {
+        for (const entry of group) entry.settle('alone')
+        return
+      }
+      const streams = group.map((entry) => entry.stream)
+      const shown = streams.length > 5 ? `${streams.slice(0, 5).join(', ')}, …` : streams.join(', ')
+      const failed = new Error(
+        `the commit of ${group.length} append(s) (${shown}) failed, so none of them is acknowledged: ${String(error)}`,
+        { cause: error },
+      )
+      Object.assign(failed, { code: (error as { code?: unknown }).code })
+      for (const entry of group) entry.settle(failed)
+      return
+    }
+    const byStream = new Map(rows.map((row) => [row.stream, row]))
+    for (const entry of group) entry.settle(byStream.get(entry.stream))
   }
 
   /** Why an append stored nothing, from the stream's row as it is now. */
@@ -316,6 +486,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 }
 
 const READ_ATTEMPTS = 5
+
+/** The server answered with an error: the statement rolled back (after a lost connection the outcome is unknown). */
+function answered(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !connectionLost(error)
+}
 
 /** SQLSTATE classes and socket errors of a connection the server ended or could not yet take. */
 function connectionLost(error: unknown): boolean {
