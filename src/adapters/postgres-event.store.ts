@@ -10,7 +10,7 @@
  *   and commits late is never skipped, only waited for. A stream's appends carry growing
  *   transaction ids (the row remembers the last), so the global order keeps each stream's order.
  * - NOTIFY carries the position as a wake-up; readers poll as well and re-read after a reconnect.
- * - Group commit (docs/decisions/stores.md, 200): the appends of many sessions that arrive together
+ * - Group commit (docs/decisions/stores.md, 162): the appends of many sessions that arrive together
  *   go out as one statement and one commit, each stream's version and fence checked in it.
  */
 import pg from 'pg'
@@ -42,7 +42,7 @@ export interface PostgresEventStoreOptions {
   /** Default poll interval of subscriptions (NOTIFY usually wakes them sooner). Default 1,000 ms. */
   pollMs?: number
   /**
-   * Appends from many sessions share one statement and one commit (docs/decisions/stores.md, 200).
+   * Appends from many sessions share one statement and one commit (docs/decisions/stores.md, 162).
    * Default true; false sends each append alone (one round trip each), as before.
    */
   groupCommit?: boolean
@@ -67,7 +67,7 @@ WITH s AS (
 SELECT s.version::text AS version, p.position, pg_notify('${CHANNEL}', p.position) FROM s, p`
 
 /**
- * Many sessions' appends in one statement, one commit (docs/decisions/stores.md, 200). $1…$4 are
+ * Many sessions' appends in one statement, one commit (docs/decisions/stores.md, 162). $1…$4 are
  * one entry per append (each stream once): stream, expected version, epoch (null: no lease), count;
  * $5…$7 one entry per event: stream, place in its append (1…n), text. The rows are locked in
  * stream order (two processes never wait on each other in a cycle), then each moves only if its

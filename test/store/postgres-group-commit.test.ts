@@ -1,5 +1,5 @@
 /**
- * Group commit in the PostgreSQL store (docs/decisions/stores.md, 200): appends from many sessions
+ * Group commit in the PostgreSQL store (docs/decisions/stores.md, 162): appends from many sessions
  * of one process share one statement and one commit, and every guarantee of a lone append holds —
  * per-session order, the fence checked in the same transaction, an append acknowledged only after
  * its commit, a failed commit acknowledging nothing of it. Against a real, throwaway server
