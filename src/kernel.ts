@@ -600,6 +600,8 @@ export function createKernelInternals(
   // Background shells first: their exits are events, made durable with the rest.
   async function close(): Promise<void> {
     await services.ports.shells?.closeAll()
+    // The sandbox's allowDomains proxy (docs/decisions/processes.md, 220).
+    await services.ports.sandbox?.close?.()
     await log.fence?.()
   }
 
