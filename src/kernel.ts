@@ -602,6 +602,8 @@ export function createKernelInternals(
     await services.ports.shells?.closeAll()
     // The sandbox's allowDomains proxy (docs/decisions/processes.md, 220).
     await services.ports.sandbox?.close?.()
+    // The process runner's spawner process (docs/decisions/processes.md, 221).
+    await services.ports.processes.close?.()
     await log.fence?.()
   }
 
