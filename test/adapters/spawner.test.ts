@@ -4,7 +4,8 @@
  * ends with kernel.close() and with the app (no orphan), an end asked for before it answers is
  * kept, and a command ends the same whichever process forks it.
  */
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { promisify } from 'node:util'
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { describe, expect, it } from 'vitest'
@@ -128,6 +129,16 @@ describe('the spawner helper', () => {
     parent.kill('SIGKILL')
     expect(await gone(helper)).toBe(true)
     expect(await gone(sleeper as number)).toBe(true)
+  })
+
+  it('an app that neither closes the kernel nor exits ends on its own, and its helper with it (runs the built package)', async () => {
+    const fixture = new URL('../fixtures/spawner/ends-on-its-own.mjs', import.meta.url).pathname
+    // Resolves only once the app has ended by itself: an idle helper that kept it alive would hang here.
+    const { stdout } = await promisify(execFile)(process.execPath, [fixture])
+    const { result, helpers } = JSON.parse(stdout) as { result: unknown; helpers: string[] }
+    expect(JSON.stringify(result)).toContain('ran')
+    expect(helpers).toHaveLength(1)
+    expect(await gone(Number(helpers[0]))).toBe(true)
   })
 
   it('an abort before the helper has said the pid is kept, and ends the command when it does', async () => {
