@@ -12,6 +12,9 @@
  *   output socket it holds (only a descendant can hold it) and killed, and the streams are
  *   destroyed. So a timeout ends the call on time, whatever holds the pipes.
  *
+ * Who forks: this process, or the spawner's long-lived helper process (`request.spawner`,
+ * spawner.ts, docs/decisions/processes.md, 221); either way the policy above runs here.
+ *
  * node:child_process, not execa: execa waits for the pipes and kills only the main process, which
  * is the behaviour this replaces, and costs about 200 ms to import.
  */
