@@ -602,7 +602,8 @@ export function createKernelInternals(
     await services.ports.shells?.closeAll()
     // The sandbox's allowDomains proxy (docs/decisions/processes.md, 220).
     await services.ports.sandbox?.close?.()
-    // The spawner process of the runner it made; an app's own runner may serve other kernels (docs/decisions/processes.md, 221).
+    // The spawner process of the runner it made; an app's own runner may serve other kernels
+    // (docs/decisions/processes.md, 221).
     if (options.ports?.processes === undefined) await services.ports.processes.close?.()
     await log.fence?.()
   }
