@@ -139,7 +139,9 @@ for (const [name, { wall, self, children }] of Object.entries(samples)) {
 console.log(
   `kernel Bash true ÷ raw spawn, inline spawn (as before decision 221): ${(median(samples['kernel Bash true, inline spawn'].wall) / base).toFixed(3)}`,
 )
-console.log(`first Bash call of a kernel (starts its spawner process): ${median(helperStarts).toFixed(1)} ms`)
+console.log(
+  `first Bash call of a fresh kernel (includes starting its spawner process): ${median(helperStarts).toFixed(1)} ms`,
+)
 // The helper is unreferenced when idle: the bench ends without this; closing is what an app does.
 await kernel.close()
 await runner.close()

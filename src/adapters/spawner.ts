@@ -186,6 +186,9 @@ export function createSpawner(): Spawner {
       const h = helper
       helper = undefined
       if (h === undefined || h.dead) return
+      // Referenced until it has gone: an idle helper is unreferenced, and the app would otherwise
+      // end with this wait unsettled.
+      h.child.ref()
       h.input.end()
       await h.exited
     },

@@ -141,6 +141,12 @@ describe('the spawner helper', () => {
     expect(await gone(Number(helpers[0]))).toBe(true)
   })
 
+  it('an app awaiting kernel.close() with an idle helper sees it settle (runs the built package)', async () => {
+    const fixture = new URL('../fixtures/spawner/awaits-close.mjs', import.meta.url).pathname
+    const { stdout } = await promisify(execFile)(process.execPath, [fixture])
+    expect(stdout).toBe('closed\n')
+  })
+
   it('an abort before the helper has said the pid is kept, and ends the command when it does', async () => {
     const runner = createProcessRunner()
     const controller = new AbortController()
