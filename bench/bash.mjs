@@ -5,17 +5,20 @@
  * the gap splits into the spawner's share and the kernel's.
  *
  * Besides wall time, CPU time per command: this process's (process.cpuUsage) and its children's
- * (cutime + cstime from /proc/self/stat, 10 ms ticks), which load on a shared machine distorts far
+ * (cutime + cstime from /proc/self/stat, 10 ms ticks, plus the spawner processes' own and their children's), which load on a shared machine distorts far
  * less than wall time. A fourth variant runs the kernel with a process runner that answers at once:
  * the kernel's own share of a Bash call, without any process. A fifth runs a raw spawn and then that
  * kernel call: what it costs above the raw spawn and the instant kernel on their own is what the
  * kernel's path pays for running right after a fork of this process (caches and TLB are cold, and
  * every page it writes first takes a copy-on-write fault), not anything the runner does.
  *
+ * The default runner starts commands through its spawner process (docs/decisions/processes.md,
+ * 221); two more rows run the runner and the kernel with `spawner: 'inline'`, forking here as before.
+ *
  * BENCH_N (commands per sample, default 200), BENCH_ROUNDS (default 7).
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -39,10 +42,13 @@ function raw() {
   })
 }
 
+// The default runner starts commands through its spawner process; 'inline' forks them here
+// (docs/decisions/processes.md, 221).
 const runner = createProcessRunner()
+const inlineRunner = createProcessRunner({ spawner: 'inline' })
 const controller = new AbortController()
-async function adapter() {
-  const result = await runner.run('true', { cwd, timeoutMs: 10_000, signal: controller.signal })
+const adapterOf = (which) => async () => {
+  const result = await which.run('true', { cwd, timeoutMs: 10_000, signal: controller.signal })
   if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}`)
 }
 
@@ -59,16 +65,20 @@ const message = {
   content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'true' } }],
 }
 let kernel
-async function kernelCall() {
-  const { message: answer } = await kernel.runTurn(message)
+let inlineKernel
+const helperStarts = []
+const kernelCallOf = (which) => async () => {
+  const { message: answer } = await which().runTurn(message)
   const block = answer.content[0]
   if (block.is_error === true) throw new Error(`Bash failed: ${JSON.stringify(block.content)}`)
 }
 
 const variants = {
   'spawn bash -c true': raw,
-  'process runner': adapter,
-  'kernel Bash true': kernelCall,
+  'process runner': adapterOf(runner),
+  'kernel Bash true': kernelCallOf(() => kernel),
+  'process runner, inline spawn': adapterOf(inlineRunner),
+  'kernel Bash true, inline spawn': kernelCallOf(() => inlineKernel),
   'kernel, runner answers at once': kernelOnly,
   'spawn, then kernel with runner answering at once': async () => {
     await raw()
@@ -77,9 +87,29 @@ const variants = {
 }
 const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, { wall: [], self: [], children: [] }]))
 /** Children's CPU time so far in µs (cutime + cstime, fields 16 and 17 of /proc/self/stat). */
+const statFields = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+/**
+ * Plus the live spawner processes' own time and their children's (the commands they forked), which
+ * this process's cutime does not see until they exit (docs/decisions/processes.md, 221).
+ */
 const childCpu = () => {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[13]) + Number(fields[14])) * 10_000
+  const fields = statFields('self')
+  let ticks = Number(fields[13]) + Number(fields[14])
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const f = statFields(entry)
+      if (
+        Number(f[1]) !== process.pid ||
+        !readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('toolkernel-spawner')
+      )
+        continue
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10_000
 }
 const sample = async (run, into) => {
   const cpu = process.cpuUsage()
@@ -91,16 +121,23 @@ const sample = async (run, into) => {
   into.self.push((used.user + used.system) / N)
   into.children.push((childCpu() - children) / N)
 }
-const fresh = () => {
+const fresh = async () => {
+  await kernel?.close()
   const log = () => createMemoryLog({ now: () => Date.now() })
   kernel = createKernel({ tools: [Bash], cwd, log: log() })
+  inlineKernel = createKernel({ tools: [Bash], cwd, log: log(), ports: { processes: inlineRunner } })
+  // A new kernel starts its spawner process on its first command: once here, not in a sample
+  // (the start is counted apart below).
+  const start = performance.now()
+  await kernelCallOf(() => kernel)()
+  helperStarts.push(performance.now() - start)
   instantKernel = createKernel({ tools: [Bash], cwd, log: log(), ports: { processes: instant } })
 }
-fresh()
+await fresh()
 for (const run of Object.values(variants)) for (let i = 0; i < 20; i++) await run() // warm-up
 const names = Object.keys(variants)
 for (let r = 0; r < ROUNDS; r++) {
-  fresh()
+  await fresh()
   for (let j = 0; j < names.length; j++) {
     const name = names[(j + r) % names.length]
     await sample(variants[name], samples[name])
@@ -119,6 +156,15 @@ for (const [name, { wall, self, children }] of Object.entries(samples)) {
   const cells = [us.toFixed(0), (us / base).toFixed(3), median(self).toFixed(0), median(children).toFixed(0)]
   console.log(`| ${name} | ${cells.join(' | ')} |`)
 }
+console.log(
+  `kernel Bash true ÷ raw spawn, inline spawn (as before decision 221): ${(median(samples['kernel Bash true, inline spawn'].wall) / base).toFixed(3)}`,
+)
+console.log(
+  `first Bash call of a fresh kernel (includes starting its spawner process): ${median(helperStarts).toFixed(1)} ms`,
+)
+// The helper is unreferenced when idle: the bench ends without this; closing is what an app does.
+await kernel.close()
+await runner.close()
 target('Bash true through the kernel ÷ raw spawn (wall)', median(samples['kernel Bash true'].wall) / base, {
   atMost: 1.05,
   digits: 3,

@@ -17,7 +17,9 @@ import { median, target } from './measure.mjs'
 
 const WHAT = 'Bash true in the sandbox (workspace-write) ÷ without'
 const dist = process.env.TOOLKERNEL_DIST ?? new URL('../dist', import.meta.url).pathname
-const { Bash, createKernel, createMemoryLog } = await import(pathToFileURL(join(dist, 'index.js')).href)
+const { Bash, createKernel, createMemoryLog, createProcessRunner } = await import(
+  pathToFileURL(join(dist, 'index.js')).href
+)
 
 if (spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', 'true']).status !== 0) {
   console.log('bubblewrap (bwrap) is not installed or cannot make namespaces here: not measured')
@@ -34,10 +36,26 @@ const message = {
   content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'true' } }],
 }
 const kernels = {}
-const fresh = () => {
+// The kernels start commands through their spawner process (docs/decisions/processes.md, 221);
+// the `inline` ones fork them in this process, as before it.
+const inline = () => ({ processes: createProcessRunner({ spawner: 'inline' }) })
+const allowDomains = { mode: 'workspace-write', network: { allowDomains: ['example.com'] } }
+const fresh = async () => {
+  await Promise.all(Object.values(kernels).map((kernel) => kernel.close()))
   const log = () => createMemoryLog({ now: () => Date.now() })
   kernels.plain = createKernel({ tools: [Bash], cwd, log: log() })
   kernels.sandboxed = createKernel({ tools: [Bash], cwd, log: log(), sandbox: { mode: 'workspace-write' } })
+  kernels.plainInline = createKernel({ tools: [Bash], cwd, log: log(), ports: inline() })
+  kernels.sandboxedInline = createKernel({
+    tools: [Bash],
+    cwd,
+    log: log(),
+    sandbox: { mode: 'workspace-write' },
+    ports: inline(),
+  })
+  kernels.allowDomains = createKernel({ tools: [Bash], cwd, log: log(), sandbox: allowDomains })
+  // Each kernel's first command starts its spawner process (and the proxy): not in a sample.
+  for (const which of Object.keys(kernels)) await call(which)()
 }
 const call = (which) => async () => {
   const { message: answer } = await kernels[which].runTurn(message)
@@ -54,6 +72,9 @@ const BWRAP = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmp
 const variants = {
   'kernel Bash true': call('plain'),
   'kernel Bash true, sandboxed': call('sandboxed'),
+  'kernel Bash true, inline spawn': call('plainInline'),
+  'kernel Bash true, sandboxed, inline spawn': call('sandboxedInline'),
+  'kernel Bash true, sandboxed, network allowDomains': call('allowDomains'),
   'spawn bash -c true': raw('bash', ['-c', 'true']),
   'spawn bwrap … bash -c true': raw('bwrap', [
     ...BWRAP,
@@ -70,11 +91,11 @@ const variants = {
   ]),
 }
 const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
-fresh()
+await fresh()
 for (const run of Object.values(variants)) for (let i = 0; i < 10; i++) await run() // warm-up
 const names = Object.keys(variants)
 for (let r = 0; r < ROUNDS; r++) {
-  fresh()
+  await fresh()
   for (let j = 0; j < names.length; j++) {
     const name = names[(j + r) % names.length]
     const start = performance.now()
@@ -82,6 +103,7 @@ for (let r = 0; r < ROUNDS; r++) {
     samples[name].push(((performance.now() - start) * 1000) / N)
   }
 }
+await Promise.all(Object.values(kernels).map((kernel) => kernel.close()))
 rmSync(cwd, { recursive: true, force: true })
 
 console.log(
@@ -93,4 +115,10 @@ console.log('|---|---|')
 for (const [name, wall] of Object.entries(samples)) console.log(`| ${name} | ${median(wall).toFixed(0)} |`)
 const m = (name) => median(samples[name])
 console.log(`bwrap alone: ${(m('spawn bwrap … bash -c true') / m('spawn bash -c true')).toFixed(2)}× a raw bash spawn`)
+console.log(
+  `sandboxed ÷ without, both inline (as before decision 221): ${(m('kernel Bash true, sandboxed, inline spawn') / m('kernel Bash true, inline spawn')).toFixed(2)}`,
+)
+console.log(
+  `network allowDomains ÷ network off, both sandboxed (the forwarder's node start): ${(m('kernel Bash true, sandboxed, network allowDomains') / m('kernel Bash true, sandboxed')).toFixed(2)}`,
+)
 target(WHAT, m('kernel Bash true, sandboxed') / m('kernel Bash true'), { atMost: 1.5 })

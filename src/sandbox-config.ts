@@ -143,7 +143,10 @@ export function buildSandboxes(
     policy.mode === 'off' ? unsandboxed(policy) : provider.create(policy, scope)
   const kernel = make({ mode: config.mode, network: config.network, writable: config.writable })
   const own = new Map(Object.entries(config.tools ?? {}).map(([name, policy]) => [name, make(policy)]))
-  return { kernel, tools: { forTool: (name) => own.get(name) ?? kernel } }
+  const close = async (): Promise<void> => {
+    await Promise.all([kernel, ...own.values()].map((sandbox) => sandbox.close?.()))
+  }
+  return { kernel, tools: { forTool: (name) => own.get(name) ?? kernel, close } }
 }
 
 /**

@@ -97,6 +97,13 @@ export function createBubblewrap(options: BubblewrapOptions = {}): SandboxProvid
     return {
       policy,
       check: started,
+      // kernel.close(): the proxy stops listening and its directory goes; a later command starts another.
+      async close() {
+        const running = proxy
+        proxy = undefined
+        ready = undefined
+        await running?.close()
+      },
       wrap(command, cwd) {
         // check() has passed before any wrap (the runners await it), so the proxy is there.
         const dir = proxy?.dir ?? '/nonexistent/toolkernel-proxy'

@@ -14,6 +14,7 @@ import { withCwdReport } from './cwd-report.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
 import { describeCleanup, sandboxFor, spawnProcess, type SpawnOutcome } from './spawn-process.js'
+import { createSpawner, type Spawner } from './spawner.js'
 import { checkKnownOptions, checkOptionsObject, optionNames } from '../util/known-options.js'
 
 /** How a process runner is set up. */
@@ -27,12 +28,20 @@ export interface ProcessRunnerOptions {
    * Absent: none.
    */
   readonly sandbox?: Sandbox
+  /**
+   * Who forks the commands (docs/decisions/processes.md, 221): `'helper'`, a small long-lived
+   * process started on the first command, so this process never forks per command (faster, and it
+   * kills what it runs if this process dies); `'inline'`, this process spawns each command itself.
+   * The kill policy, output order and caps, sandbox and environment are the same either way.
+   * Background commands always start inline. Default `'helper'`.
+   */
+  readonly spawner?: 'helper' | 'inline'
 }
 
 /** What every Bash command gets, whatever the host has: no pager waits for a keypress. */
 const BASH_DEFAULTS = { TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' }
 
-const PROCESS_RUNNER_OPTIONS = optionNames<ProcessRunnerOptions>()('env', 'maxOutputBytes', 'sandbox')
+const PROCESS_RUNNER_OPTIONS = optionNames<ProcessRunnerOptions>()('env', 'maxOutputBytes', 'sandbox', 'spawner')
 
 /**
  * A process runner for Bash.
@@ -44,6 +53,11 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
   checkOptionsObject('createProcessRunner', options, PROCESS_RUNNER_OPTIONS)
   checkKnownOptions('createProcessRunner: env', options.env, CHILD_ENVIRONMENT_OPTIONS)
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
+  const which = options.spawner ?? DEFAULT_SPAWNER
+  if (which !== 'helper' && which !== 'inline')
+    throw new TypeError(`createProcessRunner: spawner must be 'helper' or 'inline', got ${JSON.stringify(which)}`)
+  // The helper itself starts on the first command (createSpawner starts nothing).
+  const spawner = which === 'helper' ? createSpawner() : undefined
   return {
     async run(command, runOptions) {
       if (runOptions.signal.aborted) return { ...emptyResult(), aborted: true }
@@ -53,10 +67,11 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       if (problem !== undefined) return { ...emptyResult(), startError: problem }
       // Built per run: a variable the app sets later in process.env reaches later commands, as before.
       const env = { ...buildChildEnvironment(options.env, BASH_DEFAULTS), ...runOptions.env }
-      if (runOptions.reportCwd !== true) return runBash(command, runOptions, env, maxOutputBytes, sandbox)
+      const how = { maxOutputBytes, sandbox, spawner }
+      if (runOptions.reportCwd !== true) return runBash(command, runOptions, env, how)
       // Where the shell ended up, for the session's next call (docs/session-context.md §Bash).
       const report = withCwdReport(command)
-      const result = await runBash(report.script, runOptions, env, maxOutputBytes, sandbox)
+      const result = await runBash(report.script, runOptions, env, how)
       const cwd = await report.read()
       return cwd === undefined ? result : { ...result, cwd }
     },
@@ -67,8 +82,12 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         env: buildChildEnvironment(options.env, BASH_DEFAULTS),
         sandbox: sandboxFor(sandbox ?? options.sandbox),
       }),
+    close: () => spawner?.close() ?? Promise.resolve(),
   }
 }
+
+/** Who forks Bash commands unless the app says (docs/decisions/processes.md, 221). */
+const DEFAULT_SPAWNER: 'helper' | 'inline' = 'helper'
 
 /** The runner with the default allowlist and cap (the kernel's default). */
 export const defaultProcessRunner: ProcessRunner = createProcessRunner()
@@ -80,8 +99,11 @@ async function runBash(
   command: string,
   { cwd, timeoutMs, signal, onOutput, openOutputFile }: ProcessRunOptions,
   env: Record<string, string>,
-  maxOutputBytes: number,
-  sandbox: Sandbox | undefined,
+  {
+    maxOutputBytes,
+    sandbox,
+    spawner,
+  }: { maxOutputBytes: number; sandbox: Sandbox | undefined; spawner: Spawner | undefined },
 ): Promise<ProcessResult> {
   const progress = onOutput === undefined ? undefined : createProgressReporter(onOutput)
   const capture = new OutputCapture({
@@ -108,6 +130,7 @@ async function runBash(
     // On abort the interrupted result is built from progress right away: report what is buffered.
     onEnding: () => progress?.flush(),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(spawner === undefined ? {} : { spawner }),
   })
   const outcome = await child.done
   progress?.end()
@@ -129,6 +152,7 @@ function toResult(outcome: SpawnOutcome, captured: CapturedOutput, maxOutputByte
   if (outcome.exitSignal !== null) result.exitSignal = outcome.exitSignal
   if (outcome.end === 'stopped' && captured.overLimit) result.outputLimitBytes = maxOutputBytes
   if (outcome.startError !== undefined) result.startError = outcome.startError
+  if (outcome.failure !== undefined) result.failure = outcome.failure
   const cleanup = describeCleanup(outcome.cleanup)
   if (cleanup !== undefined) result.cleanup = cleanup
   return result

@@ -26,6 +26,11 @@ export function processInfo(pid: number): ProcessInfo | undefined {
   } catch {
     return undefined
   }
+  return parseStat(pid, stat)
+}
+
+/** The process described by the text of its /proc/<pid>/stat (read here, or by the spawner's helper). */
+export function parseStat(pid: number, stat: string): ProcessInfo | undefined {
   // The command name sits in parentheses and may itself contain spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const [state, ppid, pgid] = fields

@@ -12,6 +12,9 @@
  *   output socket it holds (only a descendant can hold it) and killed, and the streams are
  *   destroyed. So a timeout ends the call on time, whatever holds the pipes.
  *
+ * Who forks: this process, or the spawner's long-lived helper process (`request.spawner`,
+ * spawner.ts, docs/decisions/processes.md, 221); either way the policy above runs here.
+ *
  * node:child_process, not execa: execa waits for the pipes and kills only the main process, which
  * is the behaviour this replaces, and costs about 200 ms to import.
  */
@@ -24,11 +27,13 @@ import {
   descriptorTarget,
   groupMembers,
   holdersOf,
+  parseStat,
   processInfo,
   signalGroup,
   signalProcess,
   type ProcessInfo,
 } from './process-table.js'
+import type { RemoteRun, Spawner } from './spawner.js'
 
 /** After SIGTERM, how long the processes have to clean up before SIGKILL. */
 export const KILL_GRACE_MS = 1000
@@ -63,6 +68,11 @@ export interface SpawnRequest {
    * can run. Absent: none.
    */
   readonly sandbox?: Sandbox
+  /**
+   * The long-lived helper that starts the shell (docs/decisions/processes.md, 221). Absent: this
+   * process spawns it. The kill policy is the same either way: it runs here.
+   */
+  readonly spawner?: Spawner
 }
 
 /** How the run ended. */
@@ -87,6 +97,8 @@ export interface SpawnOutcome {
   exitSignal: NodeJS.Signals | null
   /** Why the shell could not be started (end: 'not-started'). */
   startError?: string
+  /** Why the run failed after it started (the spawner's helper died); its processes were killed. */
+  failure?: string
   cleanup: SpawnCleanup
 }
 
@@ -115,7 +127,10 @@ export function spawnProcess(request: SpawnRequest): SpawnedProcess {
     pause: () => run.pause(),
     resume: () => run.resume(),
     done: run.done,
-    pid: run.shellPid,
+    // Known at once for a local spawn; through the spawner, once the helper has said it.
+    get pid() {
+      return run.shellPid
+    },
   }
 }
 
@@ -128,10 +143,23 @@ function prelude(request: SpawnRequest): string {
   return `read -r -u 3 _; exec 3<&-${request.mergeStderr === true ? ' 2>&1' : ''}`
 }
 
+/** `bash -c` with the prelude, wrapped in the sandbox when there is one. */
+function commandLine(request: SpawnRequest): { file: string; args: readonly string[] } {
+  // --norc: bash sources ~/.bashrc when its stdin is a socket (as a hook's is), which would run
+  // the user's shell setup before every hook and could write into its JSON answer.
+  const shell = { file: 'bash', args: ['--norc', '--noprofile', '-c', `${prelude(request)}\n${request.script}`] }
+  return request.sandbox?.wrap(shell, request.cwd) ?? shell
+}
+
 class ShellRun {
   readonly done: Promise<SpawnOutcome>
   private settle!: (outcome: SpawnOutcome) => void
   private child: ChildProcess | undefined
+  /** The run in the spawner's helper, when it starts the shell. */
+  private remote: RemoteRun | undefined
+  /** An end asked for before the helper said the shell's pid: applied when it does. */
+  private pendingEnd: 'timed-out' | 'aborted' | 'stopped' | undefined
+  private failure: string | undefined
   private readonly killGraceMs: number
   private readonly pipeGraceMs: number
   /** Graces waited past the first while no process could be found holding the output open. */
@@ -165,7 +193,8 @@ class ShellRun {
     this.pipeGraceMs = request.pipeGraceMs ?? PIPE_GRACE_MS
     this.done = new Promise((resolve) => (this.settle = resolve))
     try {
-      this.child = this.start()
+      if (request.spawner !== undefined) this.startRemote(request.spawner)
+      else this.child = this.start()
     } catch (error) {
       // spawn throws for what it cannot even try (a NUL byte in an argument or a variable).
       this.failedToStart(error as Error)
@@ -174,10 +203,7 @@ class ShellRun {
 
   private start(): ChildProcess {
     const { request } = this
-    // --norc: bash sources ~/.bashrc when its stdin is a socket (as a hook's is), which would run
-    // the user's shell setup before every hook and could write into its JSON answer.
-    const shell = { file: 'bash', args: ['--norc', '--noprofile', '-c', `${prelude(request)}\n${request.script}`] }
-    const line = request.sandbox?.wrap(shell, request.cwd) ?? shell
+    const line = commandLine(request)
     const child = spawn(line.file, line.args, {
       cwd: request.cwd,
       env: request.env,
@@ -208,6 +234,53 @@ class ShellRun {
     return child
   }
 
+  /** The shell started by the spawner's helper; the same kill policy, run from here. */
+  private startRemote(spawner: Spawner): void {
+    const { request } = this
+    const line = commandLine(request)
+    const merged = request.mergeStderr === true
+    this.remote = spawner.launch(
+      {
+        file: line.file,
+        args: line.args,
+        cwd: request.cwd,
+        env: request.env,
+        stdin: request.stdin,
+        fds: merged ? [1] : [1, 2],
+      },
+      {
+        spawned: (pid, stat, targets) => {
+          this.pid = pid
+          this.shell = parseStat(pid, stat)
+          for (const target of targets) if (target !== null) this.outputs.add(target)
+          if (this.pendingEnd !== undefined) this.end(this.pendingEnd)
+        },
+        failed: (message) => this.failedToStart(new Error(message)),
+        stdout: (chunk) => request.onStdout(chunk),
+        stderr: (chunk) => request.onStderr(chunk),
+        streamClosed: () => this.streamClosed(),
+        exited: (code, signal) => this.exitedWith(code, signal),
+        lost: (message) => this.lost(message),
+      },
+    )
+    if (Number.isFinite(request.timeoutMs))
+      this.timers.timeout = setTimeout(() => this.end('timed-out'), request.timeoutMs)
+    request.signal.addEventListener('abort', this.onAbort, { once: true })
+  }
+
+  /** The helper died mid-run: the command's tree is killed from here, and the run fails saying so. */
+  private lost(message: string): void {
+    if (this.settled) return
+    const pgid = this.pid
+    if (pgid !== undefined && !this.exited) {
+      for (const info of descendantsOf(pgid)) if (info.pgid !== pgid) this.escaped.set(info.pid, info)
+      this.cleanup.groupKilled = true
+      this.signalAll('SIGKILL')
+    }
+    this.failure = message
+    this.finish()
+  }
+
   /** Notes who the shell is and what its output sockets are, while the prelude holds it. */
   private observe(pid: number): void {
     this.pid = pid
@@ -230,7 +303,12 @@ class ShellRun {
   /** Ends the run early: SIGTERM the group and the escaped descendants, SIGKILL after the grace. */
   end(reason: 'timed-out' | 'aborted' | 'stopped'): void {
     const pgid = this.pid
-    if (this.settled || this.ending || pgid === undefined) return
+    if (this.settled || this.ending) return
+    if (pgid === undefined) {
+      // Through the spawner the pid comes a moment after the start: the end waits for it.
+      if (this.remote !== undefined) this.pendingEnd ??= reason
+      return
+    }
     this.ending = true
     this.outcome.end = reason
     clearTimeout(this.timers.timeout)
@@ -310,6 +388,7 @@ class ShellRun {
       if (holders.length === 0) this.cleanup.abandoned = true
       this.child?.stdout?.destroy()
       this.child?.stderr?.destroy()
+      this.remote?.abandon()
     }
     this.finish()
   }
@@ -324,17 +403,21 @@ class ShellRun {
     // Escaped processes that ignore SIGTERM still get their SIGKILL; nothing waits for it.
     this.timers.kill?.unref()
     this.cleanup.escapedKilled = this.escaped.size
+    this.remote?.release()
     const outcome: SpawnOutcome = { ...this.outcome, cleanup: this.cleanup }
     if (startError !== undefined) outcome.startError = startError
+    if (this.failure !== undefined) outcome.failure = this.failure
     this.settle(outcome)
   }
 
   pause(): void {
     this.child?.stdout?.pause()
+    this.remote?.pause()
   }
 
   resume(): void {
     this.child?.stdout?.resume()
+    this.remote?.resume()
   }
 }
 

@@ -29,6 +29,8 @@ export interface ProcessResult {
   outputLimitBytes?: number
   /** Set when the command could not be started at all. */
   startError?: string
+  /** Set when the run failed after the command started (the spawner's helper died): why. */
+  failure?: string
   /** With `reportCwd`: the directory the shell ended in (`pwd -P`), when it could be told. */
   cwd?: string
   /**
@@ -73,6 +75,11 @@ export interface ProcessRunner {
    * says so.
    */
   start?(command: string, options: BackgroundStartOptions): BackgroundProcess
+  /**
+   * Releases what the runner keeps between commands (its spawner process); a later run starts it
+   * again. kernel.close() calls it.
+   */
+  close?(): Promise<void>
 }
 
 /** What a background start is given. */

@@ -39,6 +39,11 @@ export interface Sandbox {
   check(): Promise<string | undefined>
   /** The command line that runs `command` inside the sandbox, in `cwd`. Mode `off`: `command` as it is. */
   wrap(command: CommandLine, cwd: string): CommandLine
+  /**
+   * Releases what the sandbox started for its commands (the allowDomains proxy); a later check
+   * starts it again. Absent: nothing to release.
+   */
+  close?(): Promise<void>
 }
 
 /** What a sandbox built for a kernel must keep in view besides its policy. */
@@ -61,4 +66,6 @@ export interface SandboxProvider {
 /** The sandbox each tool's processes run in (a tool may override the kernel's). */
 export interface ToolSandboxes {
   forTool(name: string): Sandbox
+  /** Releases what every sandbox started (kernel.close()). */
+  close?(): Promise<void>
 }

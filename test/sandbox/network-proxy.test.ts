@@ -7,10 +7,10 @@
  */
 import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Bash, createKernel, replay, type SandboxOptions } from '../../src/index.js'
+import { Bash, createBubblewrap, createKernel, replay, type Sandbox, type SandboxOptions } from '../../src/index.js'
 import { domainMatches } from '../../src/adapters/domain-proxy.js'
 import { bubblewrap } from '../programs.js'
 import { makePlace, removePlaces, type Place } from './sandbox.fixtures.js'
@@ -158,5 +158,43 @@ describe.skipIf(!bubblewrap)('only the allowed domains, through the proxy (needs
     expect(configured).toMatchObject({ sandbox: { network: 'allowDomains', allowDomains: ['localhost'] } })
     const again = await replay(kernel.log.read(), { tools: [Bash], cwd: place.ws })
     expect(again.ok, JSON.stringify(again).slice(0, 2000)).toBe(true)
+  })
+
+  it('kernel.close() stops the proxy: its socket refuses connections after it', async () => {
+    // The provider the kernel uses, watched: the socket's path is on the command line it wraps.
+    const bubblewrapProvider = createBubblewrap()
+    const made: Sandbox[] = []
+    const kernel = createKernel({
+      tools: [Bash],
+      cwd: place.ws,
+      permissions: { mode: 'bypassPermissions' },
+      sandbox,
+      ports: {
+        sandbox: {
+          name: 'bubblewrap',
+          create: (policy, scope) => (made.push(bubblewrapProvider.create(policy, scope)), made.at(-1) as Sandbox),
+        },
+      },
+    })
+    const { message } = await kernel.runTurn({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo ran' } }],
+      stop_reason: 'tool_use',
+    })
+    expect(JSON.stringify(message.content[0]?.content)).toContain('ran')
+    const socket = made
+      .flatMap((s) => s.wrap({ file: 'true', args: [] }, place.ws).args)
+      .find((a) => a.endsWith('proxy.sock'))
+    expect(socket).toBeDefined()
+    const reach = () =>
+      new Promise<string>((resolve) => {
+        const c = connect(socket as string)
+        c.once('connect', () => (c.destroy(), resolve('connected')))
+        c.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
+      })
+    // Control: while the kernel is open the proxy answers.
+    expect(await reach()).toBe('connected')
+    await kernel.close()
+    expect(await reach()).toMatch(/ECONNREFUSED|ENOENT/)
   })
 })

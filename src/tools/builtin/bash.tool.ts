@@ -237,6 +237,7 @@ function failureText(result: ProcessResult, timeoutMs: number): string | undefin
     return `the command wrote more than ${cap} of output and was stopped; ${saved}. Redirect the output of such a command to a file (command > out.txt 2>&1) and read parts of it with Read or Grep.${lastOutput(result)}`
   }
   const saved = result.savedPath === undefined ? '' : `; its output so far is saved in ${result.savedPath}`
+  if (result.failure !== undefined) return `${result.failure}; ${killed}${saved}${lastOutput(result)}`
   if (result.timedOut)
     return `the command timed out after ${timeoutMs / 1000} s; ${killed}${saved}${lastOutput(result)}`
   if (result.aborted) return `the command was stopped before it finished; ${killed}${saved}${lastOutput(result)}`
