@@ -13,7 +13,7 @@
  * every page it writes first takes a copy-on-write fault), not anything the runner does.
  *
  * The default runner starts commands through its spawner process (docs/decisions/processes.md,
- * 221); two more rows run the runner and the kernel with `spawner: 'inline'`, forking here as before.
+ * 164); two more rows run the runner and the kernel with `spawner: 'inline'`, forking here as before.
  *
  * BENCH_N (commands per sample, default 200), BENCH_ROUNDS (default 7).
  */
@@ -43,7 +43,7 @@ function raw() {
 }
 
 // The default runner starts commands through its spawner process; 'inline' forks them here
-// (docs/decisions/processes.md, 221).
+// (docs/decisions/processes.md, 164).
 const runner = createProcessRunner()
 const inlineRunner = createProcessRunner({ spawner: 'inline' })
 const controller = new AbortController()
@@ -90,7 +90,7 @@ const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, { wall: 
 const statFields = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
 /**
  * Plus the live spawner processes' own time and their children's (the commands they forked), which
- * this process's cutime does not see until they exit (docs/decisions/processes.md, 221).
+ * this process's cutime does not see until they exit (docs/decisions/processes.md, 164).
  */
 const childCpu = () => {
   const fields = statFields('self')
@@ -157,7 +157,7 @@ for (const [name, { wall, self, children }] of Object.entries(samples)) {
   console.log(`| ${name} | ${cells.join(' | ')} |`)
 }
 console.log(
-  `kernel Bash true ÷ raw spawn, inline spawn (as before decision 221): ${(median(samples['kernel Bash true, inline spawn'].wall) / base).toFixed(3)}`,
+  `kernel Bash true ÷ raw spawn, inline spawn (as before decision 164): ${(median(samples['kernel Bash true, inline spawn'].wall) / base).toFixed(3)}`,
 )
 console.log(
   `first Bash call of a fresh kernel (includes starting its spawner process): ${median(helperStarts).toFixed(1)} ms`,

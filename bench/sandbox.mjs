@@ -36,7 +36,7 @@ const message = {
   content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'true' } }],
 }
 const kernels = {}
-// The kernels start commands through their spawner process (docs/decisions/processes.md, 221);
+// The kernels start commands through their spawner process (docs/decisions/processes.md, 164);
 // the `inline` ones fork them in this process, as before it.
 const inline = () => ({ processes: createProcessRunner({ spawner: 'inline' }) })
 const allowDomains = { mode: 'workspace-write', network: { allowDomains: ['example.com'] } }
@@ -116,7 +116,7 @@ for (const [name, wall] of Object.entries(samples)) console.log(`| ${name} | ${m
 const m = (name) => median(samples[name])
 console.log(`bwrap alone: ${(m('spawn bwrap … bash -c true') / m('spawn bash -c true')).toFixed(2)}× a raw bash spawn`)
 console.log(
-  `sandboxed ÷ without, both inline (as before decision 221): ${(m('kernel Bash true, sandboxed, inline spawn') / m('kernel Bash true, inline spawn')).toFixed(2)}`,
+  `sandboxed ÷ without, both inline (as before decision 164): ${(m('kernel Bash true, sandboxed, inline spawn') / m('kernel Bash true, inline spawn')).toFixed(2)}`,
 )
 console.log(
   `network allowDomains ÷ network off, both sandboxed (the forwarder's node start): ${(m('kernel Bash true, sandboxed, network allowDomains') / m('kernel Bash true, sandboxed')).toFixed(2)}`,

@@ -601,10 +601,10 @@ export function createKernelInternals(
   // Background shells first: their exits are events, made durable with the rest.
   async function close(): Promise<void> {
     await services.ports.shells?.closeAll()
-    // The sandbox's allowDomains proxy (docs/decisions/processes.md, 220).
+    // The sandbox's allowDomains proxy (docs/decisions/processes.md, 163).
     await services.ports.sandbox?.close?.()
     // The spawner process of the runner it made; an app's own runner may serve other kernels
-    // (docs/decisions/processes.md, 221).
+    // (docs/decisions/processes.md, 164).
     if (options.ports?.processes === undefined) await services.ports.processes.close?.()
     await log.fence?.()
   }

@@ -29,7 +29,7 @@ export interface ProcessRunnerOptions {
    */
   readonly sandbox?: Sandbox
   /**
-   * Who forks the commands (docs/decisions/processes.md, 221): `'helper'`, a small long-lived
+   * Who forks the commands (docs/decisions/processes.md, 164): `'helper'`, a small long-lived
    * process started on the first command, so this process never forks per command (faster, and it
    * kills what it runs if this process dies); `'inline'`, this process spawns each command itself.
    * The kill policy, output order and caps, sandbox and environment are the same either way.
@@ -86,7 +86,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
   }
 }
 
-/** Who forks Bash commands unless the app says (docs/decisions/processes.md, 221). */
+/** Who forks Bash commands unless the app says (docs/decisions/processes.md, 164). */
 const DEFAULT_SPAWNER: 'helper' | 'inline' = 'helper'
 
 /** The runner with the default allowlist and cap (the kernel's default). */

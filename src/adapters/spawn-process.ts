@@ -13,7 +13,7 @@
  *   destroyed. So a timeout ends the call on time, whatever holds the pipes.
  *
  * Who forks: this process, or the spawner's long-lived helper process (`request.spawner`,
- * spawner.ts, docs/decisions/processes.md, 221); either way the policy above runs here.
+ * spawner.ts, docs/decisions/processes.md, 164); either way the policy above runs here.
  *
  * node:child_process, not execa: execa waits for the pipes and kills only the main process, which
  * is the behaviour this replaces, and costs about 200 ms to import.
@@ -69,7 +69,7 @@ export interface SpawnRequest {
    */
   readonly sandbox?: Sandbox
   /**
-   * The long-lived helper that starts the shell (docs/decisions/processes.md, 221). Absent: this
+   * The long-lived helper that starts the shell (docs/decisions/processes.md, 164). Absent: this
    * process spawns it. The kill policy is the same either way: it runs here.
    */
   readonly spawner?: Spawner

@@ -1,5 +1,5 @@
 /**
- * The spawner's helper process (docs/decisions/processes.md, 221): a small node script, run as
+ * The spawner's helper process (docs/decisions/processes.md, 164): a small node script, run as
  * `node -e SPAWNER_SOURCE toolkernel-spawner`, that starts commands for the app's process so the
  * app never forks per command. It reads requests on its stdin and answers on its stdout, in frames:
  *

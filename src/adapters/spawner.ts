@@ -1,5 +1,5 @@
 /**
- * The app's end of the spawner (docs/decisions/processes.md, 221): one long-lived helper process
+ * The app's end of the spawner (docs/decisions/processes.md, 164): one long-lived helper process
  * (spawner-helper.ts) starts the commands, so the app's process, large and busy, never forks per
  * command. Everything else stays here: the timers, the signals to the process group and to
  * escaped processes, the /proc walks, the output caps (spawn-process.ts runs the kill policy as for

@@ -1,5 +1,5 @@
 /**
- * The spawner's helper process (docs/decisions/processes.md, 221), on real processes: it dies
+ * The spawner's helper process (docs/decisions/processes.md, 164), on real processes: it dies
  * mid-command (that command fails saying so, its processes are killed, the next command works), it
  * ends with kernel.close() and with the app (no orphan), an end asked for before it answers is
  * kept, and a command ends the same whichever process forks it.
