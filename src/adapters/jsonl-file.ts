@@ -15,7 +15,10 @@ export interface ReadJsonlOptions {
    * as soon as that much of it is read. Tests make it small.
    */
   maxLineBytes?: number
-  /** Where reading starts: the first byte of a line (a session's last snapshot, issue 33). Default 0. Line numbers count from there. */
+  /**
+   * Where reading starts: the first byte of a line (a session's last snapshot, issue 33).
+   * Default 0. Line numbers count from there.
+   */
   startByte?: number
 }
 
@@ -142,7 +145,7 @@ export function lastSnapshotOffset(fd: number, chunkBytes = DEFAULT_CHUNK_BYTES)
       continue
     }
     const first = start === 0 ? 0 : newline + 1
-    for (let at = data.lastIndexOf(SNAPSHOT_MARK); at >= first && at !== -1; ) {
+    for (let at = data.lastIndexOf(SNAPSHOT_MARK); at >= first && at !== -1;) {
       const lineStart = data.lastIndexOf(NEWLINE, at) + 1
       if (lineStart < first) break
       const next = data.indexOf(NEWLINE, at)

@@ -65,7 +65,10 @@ const tools = [
 ]
 const options = { tools, cwd: workspace, deferral: { mode: 'always' as const } }
 
-type Call = { tool: 'Echo' | 'Ask' | 'Deep' } | { tool: 'Set'; change: Record<string, unknown> } | { tool: 'Search'; query: string }
+type Call =
+  | { tool: 'Echo' | 'Ask' | 'Deep' }
+  | { tool: 'Set'; change: Record<string, unknown> }
+  | { tool: 'Search'; query: string }
 type Op =
   | { kind: 'turn'; calls: Call[] }
   | { kind: 'mode'; mode: PermissionMode }
@@ -83,9 +86,24 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
   fc.constantFrom('select:Deep', 'select:Far', 'far').map((query): Call => ({ tool: 'Search', query })),
 )
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('turn' as const), calls: fc.array(callArb, { minLength: 1, maxLength: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom<PermissionMode>('default', 'acceptEdits', 'plan', 'dontAsk') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('load' as const), name: fc.constantFrom<'Deep' | 'Far'>('Deep', 'Far') }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('turn' as const),
+      calls: fc.array(callArb, { minLength: 1, maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('mode' as const),
+      mode: fc.constantFrom<PermissionMode>('default', 'acceptEdits', 'plan', 'dontAsk'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('load' as const), name: fc.constantFrom<'Deep' | 'Far'>('Deep', 'Far') }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -106,7 +124,12 @@ function use(call: Call, id: string): { type: 'tool_use'; id: string; name: stri
 /** Plays the session on one kernel; returns its log. */
 async function play(ops: readonly Op[], snapshotEvery: number): Promise<readonly KernelEvent[]> {
   const log = createMemoryLog(fixedClock())
-  const kernel: Kernel = createKernel({ ...options, snapshotEvery, log, ports: { clock: fixedClock(), ids: counterIds() } })
+  const kernel: Kernel = createKernel({
+    ...options,
+    snapshotEvery,
+    log,
+    ports: { clock: fixedClock(), ids: counterIds() },
+  })
   let n = 0
   for (const op of ops) {
     if (op.kind === 'turn') {
@@ -114,13 +137,20 @@ async function play(ops: readonly Op[], snapshotEvery: number): Promise<readonly
       await kernel.runTurn({ role: 'assistant', content, stop_reason: 'tool_use' } as never)
     } else if (op.kind === 'mode') kernel.setMode(op.mode)
     else if (op.kind === 'load') {
-      if (kernel.apiTools().some((t) => 'name' in t && t.name === op.name && 'defer_loading' in t)) kernel.loadTools([op.name])
+      if (kernel.apiTools().some((t) => 'name' in t && t.name === op.name && 'defer_loading' in t))
+        kernel.loadTools([op.name])
     } else {
       const pending = kernel.pendingApprovals().filter((p) => !p.answered)
       const call = pending[op.pick % Math.max(1, pending.length)]
       if (call === undefined) continue
-      const grant = op.grant === 'none' ? {} : { grant: op.grant === 'rule' ? { scope: 'rule' as const, rule: 'Ask' } : { scope: op.grant } }
-      await kernel.answer(call.toolUseId, op.allow ? { behavior: 'allow', ...grant } : { behavior: 'deny', message: 'no' })
+      const grant =
+        op.grant === 'none'
+          ? {}
+          : { grant: op.grant === 'rule' ? { scope: 'rule' as const, rule: 'Ask' } : { scope: op.grant } }
+      await kernel.answer(
+        call.toolUseId,
+        op.allow ? { behavior: 'allow', ...grant } : { behavior: 'deny', message: 'no' },
+      )
     }
   }
   await kernel.close()
@@ -131,7 +161,11 @@ async function play(ops: readonly Op[], snapshotEvery: number): Promise<readonly
 async function goOn(kernel: Kernel): Promise<unknown[]> {
   const probe = await kernel.runTurn({
     role: 'assistant',
-    content: [use({ tool: 'Ask' }, 'probe_ask'), use({ tool: 'Deep' }, 'probe_deep'), use({ tool: 'Echo' }, 'probe_echo')],
+    content: [
+      use({ tool: 'Ask' }, 'probe_ask'),
+      use({ tool: 'Deep' }, 'probe_deep'),
+      use({ tool: 'Echo' }, 'probe_echo'),
+    ],
     stop_reason: 'tool_use',
   } as never)
   const first = kernel.pendingApprovals().find((p) => !p.answered && p.toolUseId !== 'probe_ask')
