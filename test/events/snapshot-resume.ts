@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest'
 import { createKernel, createMemoryLog, type Kernel, type KernelEvent, type KernelOptions } from '../../src/index.js'
-import { resumeHistory } from '../../src/events/snapshot.js'
+import { resumeHistory, SnapshotKeeper } from '../../src/events/snapshot.js'
 import { fixedClock } from '../helpers.js'
 
 /** What a kernel shows of its session, with the events it appended (less their stamps). */
@@ -63,4 +63,16 @@ export async function expectSnapshotResumeEqual(
   const snapshot = await seenFrom(from, options, next)
   expect(snapshot).toEqual(whole)
   return true
+}
+
+/**
+ * `events` with a snapshot taken after its first `cut` events (1 ≤ cut ≤ length), as a kernel
+ * would have recorded it there: the events after it move one seq on.
+ */
+export function withSnapshotAt(events: readonly KernelEvent[], cut: number): KernelEvent[] {
+  const keeper = new SnapshotKeeper()
+  for (const event of events.slice(0, cut)) keeper.add(event)
+  const last = events[cut - 1] as KernelEvent
+  const snapshot = { ...keeper.snapshot(last.turnId), v: 2, seq: last.seq + 1, at: last.at } as KernelEvent
+  return [...events.slice(0, cut), snapshot, ...events.slice(cut).map((e) => ({ ...e, seq: e.seq + 1 }))]
 }

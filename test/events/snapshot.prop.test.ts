@@ -23,8 +23,7 @@ import {
 } from '../../src/index.js'
 import { counterIds, fixedClock } from '../helpers.js'
 import { runs } from '../runs.js'
-import { expectSnapshotResumeEqual } from './snapshot-resume.js'
-import { SnapshotKeeper } from '../../src/events/snapshot.js'
+import { expectSnapshotResumeEqual, withSnapshotAt } from './snapshot-resume.js'
 
 const workspace = mkdtempSync(join(tmpdir(), 'tk-snapshot-'))
 for (const sub of ['a', 'b']) mkdirSync(join(workspace, sub))
@@ -201,13 +200,7 @@ describe('session snapshots (issue 33)', () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 2, maxLength: 12 }), fc.nat(), async (ops, at) => {
         const events = await play(ops, 0)
         if (events.length === 0) return
-        const cut = 1 + (at % events.length)
-        const keeper = new SnapshotKeeper()
-        for (const event of events.slice(0, cut)) keeper.add(event)
-        const last = events[cut - 1] as KernelEvent
-        const snapshot = { ...keeper.snapshot(last.turnId), v: 2, seq: last.seq + 1, at: last.at } as KernelEvent
-        const shifted = events.slice(cut).map((e) => ({ ...e, seq: e.seq + 1 }))
-        const log = [...events.slice(0, cut), snapshot, ...shifted]
+        const log = withSnapshotAt(events, 1 + (at % events.length))
         expect(await expectSnapshotResumeEqual(log, options, goOn)).toBe(true)
       }),
       { numRuns: runs(60) },
