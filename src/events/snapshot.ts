@@ -208,7 +208,11 @@ export function lastSnapshotIndex(events: readonly KernelEvent[]): number {
 
 /**
  * The history a resume works from for a whole log in memory: from its last usable snapshot when
- * it has one, else the log itself. What a store's opening does with the stream's tail.
+ * it has one, else the log itself. What a store's opening does with the stream's tail; for an app
+ * that keeps its own log and resumes with `kernel.resume`.
+ *
+ * @example
+ * const kernel = createKernel({ tools }).resume(createMemoryLog(clock, [...resumeHistory(events)]))
  */
 export function resumeHistory(events: readonly KernelEvent[]): readonly KernelEvent[] {
   const at = lastSnapshotIndex(events)
