@@ -8,7 +8,8 @@
  * Sizes: BENCH_RESUME_SIZES (default 1000,10000,100000; add 1000000 when the machine has the
  * time). PostgreSQL: a throwaway server from BENCH_PG_BIN (default /usr/lib/postgresql/15/bin),
  * or PG_URL; skipped when neither is there. Prints Markdown; `--out FILE` writes it, `--svg FILE`
- * draws the curves (hand-written SVG, no dependency).
+ * draws the curves (hand-written SVG, no dependency), `--json FILE` keeps the rows
+ * (`node bench/resume-plot.mjs rows.json out.svg` draws them again).
  */
 import { spawnSync } from 'node:child_process'
 import { chownSync, createReadStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -20,6 +21,7 @@ import { z } from 'zod'
 import { buildTool, createJsonlLog, createKernel } from '../dist/index.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
 import { median } from './measure.mjs'
+import { plot } from './resume-plot.mjs'
 
 const SIZES = (process.env.BENCH_RESUME_SIZES ?? '1000,10000,100000').split(',').map(Number)
 const ROUNDS = Number(process.env.BENCH_RESUME_ROUNDS ?? 5)
@@ -64,7 +66,12 @@ async function writeSession(path, size) {
   await kernel.answer('granted', { behavior: 'allow', grant: { scope: 'tool' } })
   const count = () => (log.read().at(-1)?.seq ?? -1) + 1
   for (let t = 0; count() < size; t++)
-    await kernel.runTurn(message(Array.from({ length: CALLS }, (_, i) => `t${t}_${i}`), 'Echo'))
+    await kernel.runTurn(
+      message(
+        Array.from({ length: CALLS }, (_, i) => `t${t}_${i}`),
+        'Echo',
+      ),
+    )
   await kernel.close()
   log.close()
   return count()
@@ -128,7 +135,11 @@ async function postgresServer() {
   const root = process.getuid?.() === 0
   const pgdir = mkdtempSync(join(os.tmpdir(), 'toolkernel-bench-pg-'))
   if (root)
-    chownSync(pgdir, Number(spawnSync('id', ['-u', 'postgres']).stdout), Number(spawnSync('id', ['-g', 'postgres']).stdout))
+    chownSync(
+      pgdir,
+      Number(spawnSync('id', ['-u', 'postgres']).stdout),
+      Number(spawnSync('id', ['-g', 'postgres']).stdout),
+    )
   const run = (program, ...rest) => {
     const command = [join(bin, program), ...rest]
     const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', ...command]) : spawnSync(command[0], rest)
@@ -235,50 +246,7 @@ const text = [
 console.log(text)
 const out = argOf('--out')
 if (out !== undefined) writeFileSync(out, text)
+const json = argOf('--json')
+if (json !== undefined) writeFileSync(json, JSON.stringify(rows, null, 2))
 const svg = argOf('--svg')
 if (svg !== undefined) writeFileSync(svg, plot(rows))
-
-/** Resume time against log length, both axes logarithmic, one line per variant. */
-function plot(data) {
-  const W = 640
-  const H = 400
-  const m = { l: 70, r: 20, t: 30, b: 50 }
-  const xs = data.map((r) => Math.log10(r.events))
-  const ys = data.map((r) => Math.log10(Math.max(r.ms, 0.1)))
-  const [x0, x1] = [Math.floor(Math.min(...xs)), Math.ceil(Math.max(...xs))]
-  const [y0, y1] = [Math.floor(Math.min(...ys)), Math.ceil(Math.max(...ys))]
-  const X = (v) => m.l + ((v - x0) / Math.max(1, x1 - x0)) * (W - m.l - m.r)
-  const Y = (v) => H - m.b - ((v - y0) / Math.max(1, y1 - y0)) * (H - m.t - m.b)
-  const colours = ['#c0392b', '#e67e22', '#2c3e50', '#2980b9']
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${W / 2}" y="18" text-anchor="middle" font-size="14">Resume time against log length (issue 33)</text>`,
-  ]
-  for (let e = x0; e <= x1; e++)
-    parts.push(
-      `<line x1="${X(e)}" y1="${m.t}" x2="${X(e)}" y2="${H - m.b}" stroke="#ddd"/>`,
-      `<text x="${X(e)}" y="${H - m.b + 18}" text-anchor="middle">10^${e}</text>`,
-    )
-  for (let e = y0; e <= y1; e++)
-    parts.push(
-      `<line x1="${m.l}" y1="${Y(e)}" x2="${W - m.r}" y2="${Y(e)}" stroke="#ddd"/>`,
-      `<text x="${m.l - 8}" y="${Y(e) + 4}" text-anchor="end">${10 ** e >= 1 ? 10 ** e : (10 ** e).toFixed(1)} ms</text>`,
-    )
-  parts.push(`<text x="${W / 2}" y="${H - 12}" text-anchor="middle">events in the session's log</text>`)
-  ;[...new Set(data.map((r) => r.variant))].forEach((variant, i) => {
-    const points = data
-      .filter((r) => r.variant === variant)
-      .map((r) => `${X(Math.log10(r.events)).toFixed(1)},${Y(Math.log10(Math.max(r.ms, 0.1))).toFixed(1)}`)
-    const colour = colours[i % colours.length]
-    const dash = variant.includes('whole') ? '' : ' stroke-dasharray="6 4"'
-    parts.push(`<polyline points="${points.join(' ')}" fill="none" stroke="${colour}" stroke-width="2"${dash}/>`)
-    for (const p of points) parts.push(`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="3" fill="${colour}"/>`)
-    parts.push(
-      `<line x1="${m.l + 10}" y1="${m.t + 10 + i * 16}" x2="${m.l + 34}" y2="${m.t + 10 + i * 16}" stroke="${colour}" stroke-width="2"${dash}/>`,
-      `<text x="${m.l + 40}" y="${m.t + 14 + i * 16}">${variant}</text>`,
-    )
-  })
-  parts.push('</svg>', '')
-  return parts.join('\n')
-}
