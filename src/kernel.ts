@@ -80,7 +80,7 @@ import { SessionContext } from './actors/turn/session-context.js'
 import { realDirectoryOf } from './adapters/real-directory.js'
 import type { SessionView } from './tools/context-change.js'
 import { callToolAsTurn, type CallToolOptions, type CallToolResult } from './call-tool.js'
-import { checkSnapshotEvery, snapshotWriter } from './session-snapshots.js'
+import { checkSnapshotEvery, snapshotWriter } from './actors/turn/snapshot-writer.js'
 
 export const DEFAULT_MAX_CONCURRENCY = 10
 

@@ -3,8 +3,8 @@
  * top-level turns the kernel records `session.snapshot` at the turn's start, so a store opens the
  * session from there (src/events/snapshot.ts says what it carries).
  */
-import { SnapshotKeeper } from './events/snapshot.js'
-import type { EventLog } from './ports/event-log.port.js'
+import { SnapshotKeeper } from '../../events/snapshot.js'
+import type { EventLog } from '../../ports/event-log.port.js'
 
 /** Top-level turns between snapshots unless the app says otherwise. */
 export const DEFAULT_SNAPSHOT_EVERY = 50
