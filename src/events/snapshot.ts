@@ -44,8 +44,13 @@ interface Span {
 export class SnapshotKeeper {
   /** Turns a snapshot carries something of. */
   readonly #turns = new Map<string, Span>()
-  /** Turns over and compacted to nothing (kept by id: a late fact of one brings its frame back). */
-  readonly #quiet = new Map<string, Span>()
+  /** Turns over and compacted to nothing, by id only (their events are let go: memory stays flat). */
+  readonly #quiet = new Set<string>()
+  /**
+   * Why this keeper's snapshots would not be faithful, once they would not: a session fact
+   * recorded for a turn already let go (the kernel records none such). Then no snapshot is written.
+   */
+  unfaithful: string | undefined
   /** Completed turns still whole: the last top-level turn and the turns started after it. */
   readonly #window = new Set<Span>()
   readonly #loaded = new Set<string>()
@@ -85,12 +90,9 @@ export class SnapshotKeeper {
   #spanOf(event: KernelEvent, fact: boolean): Span | undefined {
     const span = this.#turns.get(event.turnId)
     if (span !== undefined) return span
-    const quiet = this.#quiet.get(event.turnId)
-    if (quiet !== undefined) {
-      if (!fact) return undefined
-      this.#quiet.delete(event.turnId)
-      this.#turns.set(event.turnId, quiet)
-      return quiet
+    if (this.#quiet.has(event.turnId)) {
+      if (fact) this.unfaithful ??= `a ${event.type} (seq ${event.seq}) came for turn ${event.turnId} after it was over`
+      return undefined
     }
     const fresh: Span = { events: [], started: undefined, completed: undefined, order: this.#order++, whole: true }
     this.#turns.set(event.turnId, fresh)
@@ -123,7 +125,7 @@ export class SnapshotKeeper {
     const turnId = (span.started ?? span.completed)?.turnId
     if (span.events.length > 0 || turnId === undefined) return
     this.#turns.delete(turnId)
-    this.#quiet.set(turnId, span)
+    this.#quiet.add(turnId)
   }
 
   /** What a snapshot taken now carries, in seq order. */

@@ -20,7 +20,7 @@ import {
   replay,
   type KernelEvent,
 } from '../../src/index.js'
-import { historyFromSnapshot, resumeHistory, SNAPSHOT_FORMAT } from '../../src/events/snapshot.js'
+import { historyFromSnapshot, resumeHistory, SNAPSHOT_FORMAT, SnapshotKeeper } from '../../src/events/snapshot.js'
 import { lastSnapshotOffset } from '../../src/adapters/jsonl-file.js'
 import { projectStats } from '../../src/projections/stats.projection.js'
 import { projectTelemetry } from '../../src/projections/telemetry.projection.js'
@@ -110,6 +110,31 @@ describe('a snapshot that does not read back (decision 211: the whole log is rea
       expect(resumeHistory(bad)).toBe(bad)
     }
     expect(resumeHistory(events).length).toBeLessThan(events.length)
+  })
+})
+
+describe('the keeper lets over turns go, and fails closed when the log does what the kernel never does', () => {
+  it('a fact for a turn it let go makes it unfaithful; the kernel then writes no snapshot', () => {
+    const at = { v: 2 as const, at: 1 }
+    const keeper = new SnapshotKeeper()
+    const events = [
+      { ...at, seq: 0, turnId: 't1', type: 'turn.started', mode: 'batch', maxConcurrency: 1 },
+      { ...at, seq: 1, turnId: 't1', type: 'turn.completed', results: 0 },
+      { ...at, seq: 2, turnId: 't2', type: 'turn.started', mode: 'batch', maxConcurrency: 1 },
+    ] as KernelEvent[]
+    for (const event of events) keeper.add(event)
+    expect(keeper.carried().map((e) => e.seq)).toEqual([2])
+    expect(keeper.unfaithful).toBeUndefined()
+    keeper.add({
+      ...at,
+      seq: 3,
+      turnId: 't1',
+      type: 'permission.granted',
+      toolUseId: 'x',
+      tool: 'Ask',
+      scope: 'tool',
+    } as KernelEvent)
+    expect(keeper.unfaithful).toBe('a permission.granted (seq 3) came for turn t1 after it was over')
   })
 })
 

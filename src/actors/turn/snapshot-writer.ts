@@ -35,7 +35,8 @@ export function snapshotWriter(every: number, log: EventLog): SnapshotWriter | u
   log.events$.subscribe((event) => keeper.add(event))
   return {
     atTurnStart: (turnId) => {
-      if (keeper.sinceSnapshot >= every) log.append(keeper.snapshot(turnId))
+      // Fail closed: a keeper that could not follow the log writes no snapshot (resume reads the whole log).
+      if (keeper.sinceSnapshot >= every && keeper.unfaithful === undefined) log.append(keeper.snapshot(turnId))
     },
   }
 }
