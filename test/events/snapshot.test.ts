@@ -86,6 +86,18 @@ describe('the snapshotEvery option', () => {
   })
 })
 
+describe('a log that keeps a window of turns', () => {
+  it('gets the same snapshots as one that keeps everything (what it drops, the keeper lets go)', async () => {
+    const whole = snapshots(await session())
+    const windowed = createMemoryLog(fixedClock(), { retainTurns: 1 })
+    const events: KernelEvent[] = []
+    windowed.events$.subscribe((e) => events.push(e))
+    await session(windowed)
+    expect(snapshots(events)).toEqual(whole)
+    expect(whole).toHaveLength(3)
+  })
+})
+
 describe('a snapshot that does not read back (decision 211: the whole log is read)', () => {
   const withSnapshot = async () => {
     const events = await session()

@@ -32,6 +32,8 @@ export function snapshotWriter(every: number, log: EventLog): SnapshotWriter | u
   if (every === 0) return undefined
   const keeper = new SnapshotKeeper()
   for (const event of log.read()) keeper.add(event)
+  // Every event as appended, not log.read() when a snapshot is due: a log that keeps a window of
+  // turns (retainTurns) may drop a turn the keeper still holds open, end and all.
   log.events$.subscribe((event) => keeper.add(event))
   return {
     atTurnStart: (turnId) => {
