@@ -34,7 +34,11 @@ export function snapshotWriter(every: number, log: EventLog): SnapshotWriter | u
   for (const event of log.read()) keeper.add(event)
   // Every event as appended, not log.read() when a snapshot is due: a log that keeps a window of
   // turns (retainTurns) may drop a turn the keeper still holds open, end and all.
-  log.events$.subscribe((event) => keeper.add(event))
+  // A feed that errors is the consumers' to report (turn.updates()): here it only stops snapshots.
+  log.events$.subscribe({
+    next: (event) => keeper.add(event),
+    error: (error: unknown) => void (keeper.unfaithful ??= `the log's feed failed (${String(error)})`),
+  })
   return {
     atTurnStart: (turnId) => {
       // Fail closed: a keeper that could not follow the log writes no snapshot (resume reads the whole log).
