@@ -156,6 +156,8 @@ export { TelemetrySafeError, classifyToolError } from './events/error-class.js'
 export { createMemoryLog, type MemoryLogOptions } from './adapters/memory-log.store.js'
 export { createJsonlLog, readJsonlFile, type JsonlLogOptions } from './adapters/jsonl-log.store.js'
 export { createMemoryEventStore } from './adapters/memory-event.store.js'
+// Session snapshots (issue 33): the history a resume works from, for an app that keeps its own log.
+export { resumeHistory } from './events/snapshot.js'
 export { createJsonlEventStore, type JsonlEventStoreOptions } from './adapters/jsonl-event.store.js'
 export type {
   AppendOptions,

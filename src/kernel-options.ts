@@ -31,6 +31,7 @@ export const KERNEL_OPTIONS = [
   'toolTimeoutMs',
   'timeoutGraceMs',
   'sandbox',
+  'snapshotEvery',
 ] as const
 
 /** The nested option objects of `createKernel`, by option. */

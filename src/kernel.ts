@@ -80,6 +80,7 @@ import { SessionContext } from './actors/turn/session-context.js'
 import { realDirectoryOf } from './adapters/real-directory.js'
 import type { SessionView } from './tools/context-change.js'
 import { callToolAsTurn, type CallToolOptions, type CallToolResult } from './call-tool.js'
+import { checkSnapshotEvery, snapshotWriter } from './actors/turn/snapshot-writer.js'
 
 export const DEFAULT_MAX_CONCURRENCY = 10
 
@@ -181,6 +182,12 @@ export interface KernelOptions {
   toolTimeoutMs?: number
   /** What a 'block' tool gets past its deadline to finish before it is abandoned. Default 1,000 ms. */
   timeoutGraceMs?: number
+  /**
+   * Records a `session.snapshot` every this many top-level turns (issue 33): what a resume needs
+   * of the log so far, so a store opens the session from its last snapshot, not its whole
+   * stream (docs/stores.md §Snapshots). 0 or false: none. Default 50.
+   */
+  snapshotEvery?: number | false
 }
 
 /** The capabilities `createKernel` takes in `ports`; each defaults to the real one. */
@@ -398,6 +405,7 @@ export function createKernelInternals(
   } = {},
 ): KernelInternals {
   checkKernelOptions(options)
+  const snapshotEvery = checkSnapshotEvery(options.snapshotEvery)
   if (options.store !== undefined || options.session !== undefined) return storeKernel(options)
   const clock = options.ports?.clock ?? systemClock
   const ids = options.ports?.ids ?? randomIds
@@ -427,6 +435,8 @@ export function createKernelInternals(
     busy: () => live.size > 0,
   })
   const timers = internal.timers ?? clockTimers(clock)
+  // Issue 33: a snapshot every N turns, so a store resumes from it (docs/stores.md §Snapshots).
+  const snapshots = snapshotWriter(snapshotEvery, log)
   // Grants live in the log: a kernel over a resumed log honours the ones given before.
   const grants = Grants.fromLog(log.read(), config.judge)
   const children: ChildRunner = { open: (call, childOptions) => openChild(call, childOptions) }
@@ -550,6 +560,7 @@ export function createKernelInternals(
     configure(turn.turnId)
     for (const event of session.takePending(turn.turnId)) log.append(event)
     pool.beginTurn(turn.turnId)
+    snapshots?.atTurnStart(turn.turnId)
     track(turn)
     return turn
   }

@@ -90,6 +90,7 @@ const MAIN: Record<string, Entry> = {
       'toResponsesInputItems',
       'projectTimeline',
       'recover',
+      'resumeHistory',
     ].map((name) => [name, 'none' as const]),
   ),
   // A tool definition: its fields are checked by buildTool's own validation (not yet for unknown keys).

@@ -16,6 +16,11 @@ export interface StoreLogOptions {
   clock: Clock
   /** The stream's events so far (their versions are 1…n; the first new event gets seq n). */
   history: readonly KernelEvent[]
+  /**
+   * The stream's version the history ends at, when the history is not the whole stream (a
+   * session opened from its last snapshot, issue 33). Default: the history's length.
+   */
+  version?: number
   /** The lease epoch appends carry (read at each append: a renewal keeps it, a takeover does not). */
   epoch?: () => number | undefined
   /** How long a store that cannot be reached is retried before the log fails. Default 15,000 ms. */
@@ -48,7 +53,7 @@ class CommittingLog implements StoreLog {
     private readonly stream: string,
     private readonly options: StoreLogOptions,
   ) {
-    this.#committed = options.history.length
+    this.#committed = options.version ?? options.history.length
     this.#log = new StampingLog(options.clock, (event) => this.#add(event), options.history)
     this.events$ = this.#log.events$
   }

@@ -15,6 +15,11 @@ export interface ReadJsonlOptions {
    * as soon as that much of it is read. Tests make it small.
    */
   maxLineBytes?: number
+  /**
+   * Where reading starts: the first byte of a line (a session's last snapshot, issue 33).
+   * Default 0. Line numbers count from there.
+   */
+  startByte?: number
 }
 
 /**
@@ -84,9 +89,9 @@ export function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileCon
   let pending: Buffer[] = []
   let pendingBytes = 0
   let lines = 0
-  let position = 0
-  let lineEnd = 0
-  for (let read = readSync(fd, chunk, 0, chunk.length, 0); read > 0;) {
+  let position = options.startByte ?? 0
+  let lineEnd = position
+  for (let read = readSync(fd, chunk, 0, chunk.length, position); read > 0;) {
     const bytes = read === chunk.length ? chunk : chunk.subarray(0, read)
     let start = 0
     for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
@@ -114,4 +119,49 @@ export function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileCon
 function decode(pending: readonly Buffer[], bytes: Buffer, start: number, end: number): string {
   if (pending.length === 0) return bytes.toString('utf8', start, end)
   return Buffer.concat([...pending, bytes.subarray(start, end)]).toString('utf8')
+}
+
+const SNAPSHOT_MARK = Buffer.from('"type":"session.snapshot"')
+
+/**
+ * The byte offset of the file's last line whose event is a `session.snapshot` (issue 33), read
+ * back from the end in chunks: the cost is the bytes after that line, not the file. A line that
+ * only mentions the type in its data, or does not parse (a torn last line), is passed over.
+ */
+export function lastSnapshotOffset(fd: number, chunkBytes = DEFAULT_CHUNK_BYTES): number | undefined {
+  let end = fstatSync(fd).size
+  // The start of a line begun before the chunk last read: its end is in `carry`.
+  let carry = Buffer.alloc(0)
+  while (end > 0) {
+    const start = Math.max(0, end - chunkBytes)
+    const chunk = Buffer.allocUnsafe(end - start)
+    readSync(fd, chunk, 0, chunk.length, start)
+    const data = carry.length === 0 ? chunk : Buffer.concat([chunk, carry])
+    // Lines wholly in `data`: after its first newline, or all of it at the file's start.
+    const newline = data.indexOf(NEWLINE)
+    if (start > 0 && newline === -1) {
+      carry = Buffer.from(data)
+      end = start
+      continue
+    }
+    const first = start === 0 ? 0 : newline + 1
+    for (let at = data.lastIndexOf(SNAPSHOT_MARK); at >= first && at !== -1;) {
+      const lineStart = data.lastIndexOf(NEWLINE, at) + 1
+      if (lineStart < first) break
+      const next = data.indexOf(NEWLINE, at)
+      if (isSnapshotLine(data.toString('utf8', lineStart, next === -1 ? data.length : next))) return start + lineStart
+      at = lineStart === 0 ? -1 : data.lastIndexOf(SNAPSHOT_MARK, lineStart - 1)
+    }
+    carry = Buffer.from(data.subarray(0, first))
+    end = start
+  }
+  return undefined
+}
+
+function isSnapshotLine(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { type?: unknown } | null)?.type === 'session.snapshot'
+  } catch {
+    return false
+  }
 }

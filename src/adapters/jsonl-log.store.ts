@@ -2,7 +2,8 @@ import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:f
 import type { Clock, EventLog } from '../ports/index.js'
 import type { FsyncPolicy } from '../ports/event-store.port.js'
 import { toJsonLine } from '../events/jsonl.js'
-import { readJsonlFd, type JsonlFileContents } from './jsonl-file.js'
+import { lastSnapshotOffset, readJsonlFd, type JsonlFileContents } from './jsonl-file.js'
+import { historyFromSnapshot } from '../events/snapshot.js'
 import { StampingLog, turnWindow } from './memory-log.store.js'
 import { systemClock } from './system.js'
 import { checkOptionsObject, optionNames } from '../util/known-options.js'
@@ -22,9 +23,17 @@ export interface JsonlLogOptions {
    * everything, in memory too.
    */
   retainTurns?: number
+  /**
+   * Read the history from the file's last `session.snapshot` on (issue 33; docs/stores.md
+   * §Snapshots): its carried events, then the snapshot and every line after it — what a kernel
+   * resuming the session needs, at a cost that does not grow with the file. `read()` then holds
+   * that history, not every event. A snapshot that does not read back is passed over and the
+   * whole file read (decision 211). Default false: the whole file.
+   */
+  fromSnapshot?: boolean
 }
 
-const JSONL_LOG_OPTIONS = optionNames<JsonlLogOptions>()('fsync', 'onProgress', 'retainTurns')
+const JSONL_LOG_OPTIONS = optionNames<JsonlLogOptions>()('fsync', 'onProgress', 'retainTurns', 'fromSnapshot')
 
 /**
  * An append-only JSONL event log on disk. Appends are stamped in memory and group-committed:
@@ -44,7 +53,7 @@ export function createJsonlLog(path: string, clock: Clock = systemClock, options
   const fd = openSync(path, 'a+')
   let history: JsonlFileContents
   try {
-    history = readJsonlFd(fd, options.onProgress === undefined ? {} : { onProgress: options.onProgress })
+    history = readHistory(fd, options)
     const first = history.corrupt[0]
     if (first !== undefined)
       throw new Error(`${path}:${first.line}: ${first.message}; refusing to append to a log that does not read back`)
@@ -79,6 +88,19 @@ export function createJsonlLog(path: string, clock: Clock = systemClock, options
     }
   }
   return log
+}
+
+/** The whole file, or (with `fromSnapshot`) the history from its last snapshot that reads back. */
+function readHistory(fd: number, options: JsonlLogOptions): JsonlFileContents {
+  const reading = options.onProgress === undefined ? {} : { onProgress: options.onProgress }
+  if (options.fromSnapshot !== undefined && typeof options.fromSnapshot !== 'boolean')
+    throw new TypeError(`createJsonlLog: fromSnapshot must be true or false, got ${String(options.fromSnapshot)}`)
+  if (options.fromSnapshot !== true) return readJsonlFd(fd, reading)
+  const at = lastSnapshotOffset(fd)
+  if (at === undefined) return readJsonlFd(fd, reading)
+  const tail = readJsonlFd(fd, { ...reading, startByte: at })
+  const from = tail.corrupt.length === 0 ? historyFromSnapshot(tail.events) : undefined
+  return from?.ok === true ? { ...tail, events: from.history } : readJsonlFd(fd, reading)
 }
 
 /**

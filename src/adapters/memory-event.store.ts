@@ -140,6 +140,15 @@ export class MemoryEventStore implements EventStore {
     return Promise.resolve(this.#streams.get(stream)?.events.slice(Math.max(0, fromVersion - 1)) ?? [])
   }
 
+  /** Scans the stream back from its end (issue 33): the cost is the events after the snapshot. */
+  lastSnapshot(stream: string): Promise<number | undefined> {
+    assertStreamName(stream)
+    const events = this.#streams.get(stream)?.events ?? []
+    for (let i = events.length - 1; i >= 0; i--)
+      if (events[i]?.event.type === 'session.snapshot') return Promise.resolve(i + 1)
+    return Promise.resolve(undefined)
+  }
+
   version(stream: string): Promise<number> {
     assertStreamName(stream)
     return Promise.resolve(this.#streams.get(stream)?.events.length ?? 0)

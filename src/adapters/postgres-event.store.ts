@@ -28,7 +28,7 @@ import type {
   SubscribeOptions,
 } from '../ports/event-store.port.js'
 import { appendRefusal, assertBatch, assertStreamName, heldText, lostText } from './memory-event.store.js'
-import { migrate } from './postgres-schema.js'
+import { migrate, SNAPSHOT_ROW } from './postgres-schema.js'
 import { CHANNEL, PostgresListener } from './postgres-listener.js'
 import { startFeed } from './subscribe-event.store.js'
 
@@ -353,6 +353,15 @@ class PostgresEventStore implements EventStore {
       [stream, fromVersion],
     )
     return parseRows(rows)
+  }
+
+  async lastSnapshot(stream: string): Promise<number | undefined> {
+    assertStreamName(stream)
+    const rows = await this.#read<{ version: string }>(
+      `SELECT version::text FROM toolkernel_events WHERE stream = $1 AND ${SNAPSHOT_ROW} ORDER BY version DESC LIMIT 1`,
+      [stream],
+    )
+    return rows[0] === undefined ? undefined : Number(rows[0].version)
   }
 
   async version(stream: string): Promise<number> {

@@ -10,10 +10,19 @@ import type pg from 'pg'
 const MIGRATION_LOCK = 7_463_019_221
 
 /**
+ * A row holding a `session.snapshot` (issue 33): the envelope the log stamps (`v`, `seq`, `at`)
+ * then the type, as `JSON.stringify` writes every event — anchored, so a snapshot's text inside
+ * another event's data never matches. A row written otherwise is not found, and the session is
+ * read whole (decision 211). The index and the query use this very text, so the planner takes the index.
+ */
+export const SNAPSHOT_ROW = `event ~ '^\\{"v":[0-9]+,"seq":[0-9]+,"at":[-0-9.eE+]+,"type":"session\\.snapshot"'`
+
+/**
  * Each step moves the schema from its index to the next version; steps are never edited, only added.
  *
  * - streams: one row per session — its version, the last writing transaction, and the lease.
  * - events: the log; `transaction_id` (the writer's xid8) and `global_position` give the global order.
+ * - 2: the snapshots' index (issue 33).
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE toolkernel_streams (
@@ -33,6 +42,8 @@ export const MIGRATIONS: readonly string[] = [
      UNIQUE (stream, version)
    );
    CREATE INDEX toolkernel_events_order ON toolkernel_events (transaction_id, global_position);`,
+  // Issue 33: a session opens from its last snapshot; this partial index finds it without a scan.
+  `CREATE INDEX toolkernel_events_snapshots ON toolkernel_events (stream, version) WHERE ${SNAPSHOT_ROW};`,
 ]
 
 /** Creates or migrates the schema; safe to run from many processes at once. */

@@ -7,6 +7,8 @@ import { hostname } from 'node:os'
 import type { Clock } from '../ports/clock.port.js'
 import type { EventStore, Lease } from '../ports/event-store.port.js'
 import { createStoreLog, type StoreLog } from './committing-event.store.js'
+import { historyFromSnapshot } from '../events/snapshot.js'
+import type { KernelEvent } from '../events/event.schema.js'
 
 export interface SessionLeaseOptions {
   /** Who holds the lease (shown to other workers). Default `<host>:<pid>:<random>`. */
@@ -56,8 +58,8 @@ export async function openSession(
 ): Promise<OpenedSession> {
   const ttlMs = options.ttlMs ?? 30_000
   let lease = await acquire(store, session, options.owner ?? defaultOwner(), ttlMs, options.waitMs ?? 0)
-  const history = (await store.read(session)).map((stored) => stored.event)
-  const log = createStoreLog(store, session, { clock, history, epoch: () => lease.epoch })
+  const { history, version } = await readSessionHistory(store, session)
+  const log = createStoreLog(store, session, { clock, history, version, epoch: () => lease.epoch })
   let closed = false
   const renew = async (): Promise<void> => {
     const renewed = await store
@@ -87,4 +89,23 @@ export async function openSession(
       }
     },
   }
+}
+
+/**
+ * What a session opens with (issue 33): from the stream's last snapshot, its carried events and
+ * everything from it on, when the store finds one and it reads back (decision 211); else the
+ * whole stream. `version` is the stream's version the history ends at.
+ */
+export async function readSessionHistory(
+  store: EventStore,
+  session: string,
+): Promise<{ history: KernelEvent[]; version: number }> {
+  const at = await store.lastSnapshot?.(session)
+  if (at !== undefined) {
+    const tail = await store.read(session, at)
+    const from = historyFromSnapshot(tail.map((stored) => stored.event))
+    if (from.ok) return { history: from.history, version: tail.at(-1)?.version ?? at - 1 }
+  }
+  const all = await store.read(session)
+  return { history: all.map((stored) => stored.event), version: all.at(-1)?.version ?? 0 }
 }

@@ -589,6 +589,25 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     group: z.array(z.string()),
     persisted: z.array(z.string()),
   }),
+  // Session snapshots (issue 33; docs/decisions/stores.md, 210): what a resume needs of the log
+  // before it, so a session store reads from the last snapshot on, not the whole stream.
+  /**
+   * The log up to seq `upTo`, compacted: `carried` holds, in seq order, the events of that prefix
+   * every fold at resume reads — the session facts (grants, `session.changed` — mode, cwd, env,
+   * data —, the first `tool.loaded` of each tool, pool changes, descriptions, the last
+   * `session.configured`, each framed by its turn's start and end), and every event of the turns
+   * not over (parked approvals, the turn under way) and of the last turn. Each is checked against
+   * this union when read back (src/events/snapshot.ts); `format` is the layout of `carried`.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('session.snapshot'),
+    format: z.number().int().positive(),
+    upTo: z.number().int().nonnegative(),
+    /** Top-level turns the log had started by then (a count people read; resume does not use it). */
+    turns: z.number().int().nonnegative(),
+    carried: z.array(z.unknown()),
+  }),
 ])
 
 export type KernelEvent = z.infer<typeof KernelEventSchema>

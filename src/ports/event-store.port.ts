@@ -80,6 +80,12 @@ export interface EventStore {
   append(stream: string, events: readonly KernelEvent[], options: AppendOptions): Promise<AppendResult>
   /** The stream's events with version ≥ `fromVersion` (default 1), in version order. */
   read(stream: string, fromVersion?: number): Promise<StoredEvent[]>
+  /**
+   * The version of the stream's last `session.snapshot` event, undefined when it has none
+   * (issue 33): a session opens from there (docs/stores.md §Snapshots). Optional: a store
+   * without it is read whole.
+   */
+  lastSnapshot?(stream: string): Promise<number | undefined>
   /** The stream's current version (0 when it has no events). */
   version(stream: string): Promise<number>
   /** Up to `limit` events after `after` in the global order. Default limit 1000. */

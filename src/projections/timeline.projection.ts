@@ -123,6 +123,8 @@ export function describeEvent(event: KernelEvent): string {
       return `output of ${event.chars} chars waits for its running siblings (message budget)`
     case 'budget.decided':
       return `message budget for ${event.group.join(', ')}: ${event.persisted.length === 0 ? 'all kept whole' : `persisted ${event.persisted.join(', ')}`}`
+    case 'session.snapshot':
+      return `snapshot of the log up to event ${event.upTo} (${event.turns} turn(s)): ${event.carried.length} event(s) carried for a resume`
     default:
       // An event type newer than this list still shows what it says, not nothing.
       return short(JSON.stringify(fieldsOf(event as KernelEvent)))

@@ -789,9 +789,11 @@ function compare(
   given: ReadonlySet<string>,
 ): Divergence | undefined {
   const turnId = recorded[0]?.turnId ?? ''
-  // The session's configuration is input to replay, not a decision of the engine.
+  // The session's configuration is input to replay, not a decision of the engine; nor is a
+  // session snapshot (issue 33), a copy of what came before it.
   // Background shells are outside facts: replay reads their recorded outputs and runs no shell.
-  const decided = (e: KernelEvent) => e.type !== 'session.configured' && !isShellEvent(e)
+  const decided = (e: KernelEvent) =>
+    e.type !== 'session.configured' && e.type !== 'session.snapshot' && !isShellEvent(e)
   const was = recorded.filter(decided)
   const all = replayed.filter((e) => e.turnId === turnId && decided(e))
   // After a recovery cut, what the replayed turn did next (waiting, then being stopped) is not compared.

@@ -22,6 +22,7 @@ import {
 } from '../../src/index.js'
 import { counterIds, fixedClock } from '../helpers.js'
 import { runs } from '../runs.js'
+import { expectSnapshotResumeEqual, withSnapshotAt } from '../events/snapshot-resume.js'
 
 interface CallSpec {
   asks: boolean
@@ -147,9 +148,13 @@ describe('pending calls with answers, aborts and crashes', () => {
       fc.asyncProperty(
         fc.array(callArb, { minLength: 1, maxLength: 5 }),
         fc.array(opArb, { maxLength: 8 }),
-        async (calls, ops) => {
+        fc.nat(),
+        async (calls, ops, at) => {
           const { events, violations } = await play(calls, ops)
           check(calls, events, violations)
+          // Issue 33: a snapshot anywhere in this session resumes as the whole log does.
+          const cut = withSnapshotAt(events, 1 + (at % events.length))
+          expect(await expectSnapshotResumeEqual(cut, { tools: toolsFor(() => createMemoryLog(), [], []) })).toBe(true)
         },
       ),
       { numRuns: runs(60) },

@@ -179,6 +179,7 @@ const VALID: Json[] = [
   { ...env('tools.described'), tools: [{ name: 'Query', description: 'Runs a query (plan).' }] },
   { ...tool('budget.held'), chars: 2000 },
   { ...env('budget.decided'), group: ['u', 'w'], persisted: ['w'] },
+  { ...env('session.snapshot'), format: 1, upTo: 2, turns: 1, carried: [{ type: 'turn.started' }] },
   {
     ...tool('tool.result'),
     outcome: 'success',

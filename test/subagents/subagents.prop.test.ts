@@ -6,6 +6,7 @@
  * recovery, and the log replays.
  */
 import fc from 'fast-check'
+import { expectSnapshotResumeEqual, withSnapshotAt } from '../events/snapshot-resume.js'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -66,12 +67,14 @@ const scenario = fc.record({
   answers: fc.array(fc.boolean(), { minLength: 9, maxLength: 9 }),
   /** Abort the parent's turn after this many answers (never: -1). */
   abortAfter: fc.integer({ min: -1, max: 3 }),
+  /** Where a session snapshot is taken (issue 33). */
+  snapshotAt: fc.nat(),
 })
 
 describe('subagents, property', () => {
   it('pairing, approval and abort hold at every depth', async () => {
     await fc.assert(
-      fc.asyncProperty(scenario, async ({ turns, answers, abortAfter }) => {
+      fc.asyncProperty(scenario, async ({ turns, answers, abortAfter, snapshotAt }) => {
         const ran: string[] = []
         const kernel = createKernel({
           tools: [...tools(ran), createAgentTool({ model: scripted(turns) })],
@@ -123,6 +126,10 @@ describe('subagents, property', () => {
         expect(recover(log)).toEqual([])
         const replayed = await replay(log, { tools: kernel.tools })
         expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
+        // Issue 33: a snapshot anywhere (child turns open or over) resumes as the whole log does.
+        const snapshotted = withSnapshotAt(log, 1 + (snapshotAt % log.length))
+        const options = { tools: kernel.tools, permissions: { deny: ['Denied'] } }
+        expect(await expectSnapshotResumeEqual(snapshotted, options)).toBe(true)
       }),
       { numRuns: 40 },
     )
