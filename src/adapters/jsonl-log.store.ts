@@ -28,7 +28,7 @@ export interface JsonlLogOptions {
    * §Snapshots): its carried events, then the snapshot and every line after it — what a kernel
    * resuming the session needs, at a cost that does not grow with the file. `read()` then holds
    * that history, not every event. A snapshot that does not read back is passed over and the
-   * whole file read (decision 211). Default false: the whole file.
+   * whole file read (decision 167). Default false: the whole file.
    */
   fromSnapshot?: boolean
 }

@@ -13,7 +13,7 @@ const MIGRATION_LOCK = 7_463_019_221
  * A row holding a `session.snapshot` (issue 33): the envelope the log stamps (`v`, `seq`, `at`)
  * then the type, as `JSON.stringify` writes every event — anchored, so a snapshot's text inside
  * another event's data never matches. A row written otherwise is not found, and the session is
- * read whole (decision 211). The index and the query use this very text, so the planner takes the index.
+ * read whole (decision 167). The index and the query use this very text, so the planner takes the index.
  */
 export const SNAPSHOT_ROW = `event ~ '^\\{"v":[0-9]+,"seq":[0-9]+,"at":[-0-9.eE+]+,"type":"session\\.snapshot"'`
 

@@ -93,7 +93,7 @@ export async function openSession(
 
 /**
  * What a session opens with (issue 33): from the stream's last snapshot, its carried events and
- * everything from it on, when the store finds one and it reads back (decision 211); else the
+ * everything from it on, when the store finds one and it reads back (decision 167); else the
  * whole stream. `version` is the stream's version the history ends at.
  */
 export async function readSessionHistory(

@@ -589,7 +589,7 @@ export const KernelEventSchema = z.discriminatedUnion('type', [
     group: z.array(z.string()),
     persisted: z.array(z.string()),
   }),
-  // Session snapshots (issue 33; docs/decisions/stores.md, 210): what a resume needs of the log
+  // Session snapshots (issue 33; docs/decisions/stores.md, 166): what a resume needs of the log
   // before it, so a session store reads from the last snapshot on, not the whole stream.
   /**
    * The log up to seq `upTo`, compacted: `carried` holds, in seq order, the events of that prefix

@@ -1,5 +1,5 @@
 /**
- * Session snapshots (issue 33; docs/decisions/stores.md, 210): the log before a point, compacted
+ * Session snapshots (issue 33; docs/decisions/stores.md, 166): the log before a point, compacted
  * to what a resume reads of it, so a session store opens a long session from its last snapshot
  * and what follows instead of its whole stream.
  *
@@ -109,7 +109,9 @@ export class SnapshotKeeper {
 
   #isFact(event: KernelEvent): boolean {
     if (FACTS.has(event.type) || event.type === 'session.configured') return true
-    if (event.type !== 'tool.loaded' || this.#loaded.has(event.name)) return false
+    // A child session's loads are its own and end with its call (docs/decisions/pool.md, 161).
+    if (event.type !== 'tool.loaded' || event.parentToolUseId !== undefined || this.#loaded.has(event.name))
+      return false
     this.#loaded.add(event.name)
     this.#firstLoads.add(event)
     return true
@@ -176,7 +178,7 @@ export interface SnapshotRefusal {
  * The history a resume works from, given the events from a snapshot on (the snapshot first):
  * the snapshot's `carried` events, then the snapshot and everything after it. Undefined, with
  * why, when the first event is not a usable snapshot — another format, a carried event that does
- * not parse, events out of order: the caller then reads the whole log (decision 211).
+ * not parse, events out of order: the caller then reads the whole log (decision 167).
  */
 export function historyFromSnapshot(
   events: readonly KernelEvent[],

@@ -1,6 +1,6 @@
 /**
  * Session snapshots (issue 33): the option, a snapshot that does not read back (the whole log is
- * read instead, decision 211), the stores that open a session from the last snapshot (memory and
+ * read instead, decision 167), the stores that open a session from the last snapshot (memory and
  * JSONL event stores, the JSONL log), and the readers of the whole log (replay, timeline, stats,
  * telemetry) that pass snapshots over.
  */
@@ -98,7 +98,7 @@ describe('a log that keeps a window of turns', () => {
   })
 })
 
-describe('a snapshot that does not read back (decision 211: the whole log is read)', () => {
+describe('a snapshot that does not read back (decision 167: the whole log is read)', () => {
   const withSnapshot = async () => {
     const events = await session()
     const at = events.findLastIndex((e) => e.type === 'session.snapshot')

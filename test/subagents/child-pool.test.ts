@@ -10,6 +10,7 @@ import {
   createKernel,
   createMemoryLog,
   replay,
+  resumeHistory,
   type ChildOptions,
   type ChildSession,
   type KernelEvent,
@@ -36,7 +37,12 @@ const message = (...uses: Use[]) => ({
  * A kernel whose Spawn tool opens a child with `options` and runs `turns` in it; `seen` gets the
  * child's tools parameter (Anthropic, then OpenAI Chat) before and after, and each turn's results.
  */
-function spawning(options: ChildOptions, turns: Use[][], log = createMemoryLog()) {
+function spawning(
+  options: ChildOptions,
+  turns: Use[][],
+  log = createMemoryLog(),
+  more: { snapshotEvery?: number } = {},
+) {
   const seen: { before: unknown[]; after: unknown[]; chatAfter: unknown[]; results: unknown[] } = {
     before: [],
     after: [],
@@ -57,7 +63,7 @@ function spawning(options: ChildOptions, turns: Use[][], log = createMemoryLog()
     },
   })
   const tools = [deferred('Far'), deferred('Farther'), Spawn]
-  const kernel = createKernel({ tools, log, deferral: { mode: 'always' } })
+  const kernel = createKernel({ tools, log, deferral: { mode: 'always' }, ...more })
   return { kernel, log, seen, tools }
 }
 
@@ -126,5 +132,27 @@ describe("a child session's deferred tools", () => {
     expect(loads.map((e) => [e.name, e.parentToolUseId])).toEqual([['Far', undefined]])
     const resumed = createKernel({ tools, log, deferral: { mode: 'always' } })
     expect(names(resumed.apiTools({ format: 'openai-chat' }))).toContain('Far')
+  })
+
+  it("a snapshot carries the parent's load of a tool a child loaded first", async () => {
+    const { kernel, log, tools } = spawning(
+      {},
+      [[{ id: 'c1', name: 'ToolSearch', input: { query: 'select:Far' } }]],
+      createMemoryLog(),
+      { snapshotEvery: 1 },
+    )
+    await kernel.runTurn(message({ id: 'p1', name: 'Spawn', input: {} }))
+    await kernel.runTurn(message({ id: 'p2', name: 'ToolSearch', input: { query: 'select:Far' } }))
+    for (let t = 0; t < 3; t++) await kernel.runTurn(message({ id: `x${t}`, name: 'Spawn', input: {} }))
+    const history = resumeHistory(log.read())
+    expect(history.length).toBeLessThan(log.read().length)
+    const fromSnapshot = createKernel({ tools, deferral: { mode: 'always' } }).resume(
+      createMemoryLog(undefined, [...history]),
+    )
+    const whole = createKernel({ tools, deferral: { mode: 'always' } }).resume(createMemoryLog(undefined, log.read()))
+    expect(names(whole.apiTools({ format: 'openai-chat' }))).toContain('Far')
+    expect(names(fromSnapshot.apiTools({ format: 'openai-chat' }))).toEqual(
+      names(whole.apiTools({ format: 'openai-chat' })),
+    )
   })
 })

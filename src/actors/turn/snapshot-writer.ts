@@ -1,5 +1,5 @@
 /**
- * Writing session snapshots (issue 33; docs/decisions/stores.md, 210): every `snapshotEvery`
+ * Writing session snapshots (issue 33; docs/decisions/stores.md, 166): every `snapshotEvery`
  * top-level turns the kernel records `session.snapshot` at the turn's start, so a store opens the
  * session from there (src/events/snapshot.ts says what it carries).
  */
