@@ -4,9 +4,9 @@
  * and the `.wasm` file; the analysis itself is pure.
  */
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { Parser, Tree, TreeCursor } from 'web-tree-sitter'
+import { builtin } from '../util/builtin.js'
 import { installBashParser } from '../permissions/shell/installed.js'
 import type { BashParser, ShellNode, ShellTree } from '../permissions/shell/shell.types.js'
 
@@ -56,7 +56,9 @@ async function load(): Promise<BashParser> {
 function wasmPath(): string {
   const beside = fileURLToPath(new URL('./tree-sitter-bash.wasm', import.meta.url))
   if (existsSync(beside)) return beside
-  return createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm')
+  return builtin('node:module')
+    .createRequire(import.meta.url)
+    .resolve('tree-sitter-bash/tree-sitter-bash.wasm')
 }
 
 function parseToPlain(parser: Parser, source: string): ShellTree | undefined {

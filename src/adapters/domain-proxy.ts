@@ -16,10 +16,11 @@
  * subdomains); what that name resolves to is the name's owner's business, as in Claude Code.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http'
-import { connect, type Socket } from 'node:net'
+import type { IncomingMessage, Server } from 'node:http'
+import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { builtin } from '../util/builtin.js'
 
 /** The port the forwarder listens on inside the sandbox (its loopback is its own). */
 export const SANDBOX_PROXY_PORT = 3128
@@ -84,6 +85,8 @@ export function allowDomainProblem(entry: unknown): string | undefined {
 }
 
 function proxyServer(allowed: (host: string) => boolean): Server {
+  const { createServer, request: httpRequest } = builtin('node:http')
+  const { connect } = builtin('node:net')
   const server = createServer((req, res) => {
     const url = absolute(req)
     if (url === undefined) {

@@ -12,10 +12,11 @@
  * node:worker_threads; the walk, the ignore rules and the formatting stay in typed code here, and
  * the search tests compare every path through the string with ripgrep.
  */
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { GrepOptions } from '../ports/index.js'
 import type { Hit } from './grep-format.js'
 import { WORKER_SOURCE } from './grep-worker.source.js'
+import { builtin } from '../util/builtin.js'
 
 /** What a worker answers for one file that matched (files without matches are left out). */
 export interface MatchResult {
@@ -63,7 +64,7 @@ const idle: Worker[] = []
 export const MAX_WORKERS = 2
 
 function acquire(): Worker {
-  const worker = idle.pop() ?? new Worker(WORKER_SOURCE, { eval: true })
+  const worker = idle.pop() ?? new (builtin('node:worker_threads').Worker)(WORKER_SOURCE, { eval: true })
   worker.ref()
   return worker
 }

@@ -126,10 +126,25 @@ export function upgrade(json: unknown): unknown {
   return event
 }
 
-const fastCheck = compileEventCheck(KernelEventSchema)
+/**
+ * Compiled when a log is first read, not when toolkernel is imported: a kernel that only appends
+ * never needs it (docs/decisions/performance.md, 230).
+ */
+let compiled: CompiledCheck | undefined
+const fastCheck = (): CompiledCheck => (compiled ??= compileEventCheck(KernelEventSchema))
 
 /** The event types the fast path checks in full; others always go through zod. */
-export const FAST_PATH_TYPES: ReadonlySet<string> = fastCheck.types
+export const FAST_PATH_TYPES: ReadonlySet<string> = {
+  get size() {
+    return fastCheck().types.size
+  },
+  has: (type) => fastCheck().types.has(type),
+  forEach: (each, thisArg?: unknown) => fastCheck().types.forEach(each, thisArg),
+  entries: () => fastCheck().types.entries(),
+  keys: () => fastCheck().types.keys(),
+  values: () => fastCheck().types.values(),
+  [Symbol.iterator]: () => fastCheck().types[Symbol.iterator](),
+}
 
 /**
  * The event, when the fast path checks it in full and zod would return it unchanged (no key
@@ -137,7 +152,7 @@ export const FAST_PATH_TYPES: ReadonlySet<string> = fastCheck.types
  * time here, and a zod parse copies every object it accepts; this returns the parsed JSON as is.
  */
 export function fastParseEvent(json: unknown): KernelEvent | undefined {
-  return fastCheck.check(json) ? (json as KernelEvent) : undefined
+  return fastCheck().check(json) ? (json as KernelEvent) : undefined
 }
 
 /** Why a line is no event (a class, so a line that is one costs no wrapper object). */
@@ -175,6 +190,10 @@ function parseLine(raw: string): KernelEvent | LineFailure {
  */
 
 type Check = (value: unknown) => boolean
+interface CompiledCheck {
+  check: Check
+  types: ReadonlySet<string>
+}
 
 /** The parts of zod's (v4) schema definitions the compiler reads; anything else is unknown to it. */
 interface SchemaDef {
@@ -200,7 +219,7 @@ function accept(): boolean {
   return true
 }
 
-function compileEventCheck(union: unknown): { check: Check; types: ReadonlySet<string> } {
+function compileEventCheck(union: unknown): CompiledCheck {
   const byType = new Map<unknown, Check>()
   for (const option of (union as Schema)._zod.def.options ?? []) {
     const type = option._zod.def.shape?.type?._zod.def.values

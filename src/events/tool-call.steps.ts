@@ -234,45 +234,46 @@ type CallEvent = Extract<KernelEventInput, { toolUseId: string }>
  * failure code is added here and in its step, nowhere else.
  */
 export function advance(state: CallState, event: CallEvent): CallState {
-  const at = (step: Step, more?: Partial<CallState>): CallState =>
-    more === undefined ? { ...state, step } : { ...state, ...more, step }
-  const failed = (failure: Failure): CallState => at('map', { failure })
   switch (event.type) {
     case 'tool.requested':
       return { ...state, name: event.name, input: event.input }
     case 'tool.parsed':
-      return at('validate', event.hooks === undefined ? { name: event.tool } : { name: event.tool, hooks: event.hooks })
+      return at(
+        state,
+        'validate',
+        event.hooks === undefined ? { name: event.tool } : { name: event.tool, hooks: event.hooks },
+      )
     case 'tool.validated':
-      return at(state.hooks.pre ? 'preHook' : 'permission')
+      return at(state, state.hooks.pre ? 'preHook' : 'permission')
     case 'tool.hooked':
-      return event.phase === 'pre' ? preHooked(state, event) : at('emit')
+      return event.phase === 'pre' ? preHooked(state, event) : at(state, 'emit')
     case 'tool.permitted': {
       if (state.failure !== null) return state
       const input = event.updatedInput === undefined ? {} : { input: event.updatedInput }
       const decided = state.pending === null ? input : { ...input, pending: null, approval: null }
-      return at(event.behavior === 'allow' ? 'call' : 'map', decided)
+      return at(state, event.behavior === 'allow' ? 'call' : 'map', decided)
     }
     case 'permission.pending':
-      return at('permission', { pending: { digest: event.digest, reason: event.reason }, approval: null })
+      return at(state, 'permission', { pending: { digest: event.digest, reason: event.reason }, approval: null })
     case 'permission.answered':
       return state.pending === null ? state : { ...state, approval: approvalOf(event) }
     case 'tool.started':
-      return at('call', { started: true, interrupt: event.interrupt })
+      return at(state, 'call', { started: true, interrupt: event.interrupt })
     case 'tool.completed':
-      return at(isPersisted(event) ? 'budget' : 'map')
+      return at(state, isPersisted(event) ? 'budget' : 'map')
     case 'tool.budgeted':
-      return at('map')
+      return at(state, 'map')
     case 'tool.errored': {
       const errorClass = event.errorClass === undefined ? {} : { errorClass: event.errorClass }
-      return failed({ step: 'call', code: 'tool_error', message: event.message, ...errorClass })
+      return failed(state, { step: 'call', code: 'tool_error', message: event.message, ...errorClass })
     }
     case 'tool.rejected':
-      return failed({ step: event.step, code: event.code, message: event.message })
+      return failed(state, { step: event.step, code: event.code, message: event.message })
     case 'tool.timed_out':
-      return failed({ step: 'call', code: 'timed_out', message: timedOutReason(event) })
+      return failed(state, { step: 'call', code: 'timed_out', message: timedOutReason(event) })
     case 'tool.cancelled': {
       const interrupted = event.step === 'call' && state.started && event.beforeRun !== true
-      return failed({ step: event.step, code: interrupted ? 'interrupted' : 'cancelled', message: event.reason })
+      return failed(state, { step: event.step, code: interrupted ? 'interrupted' : 'cancelled', message: event.reason })
     }
     case 'tool.mapped': {
       const failure =
@@ -283,10 +284,19 @@ export function advance(state: CallState, event: CallEvent): CallState {
       return { ...next, step: postHooksFollow(next) ? 'postHook' : 'emit' }
     }
     case 'tool.result':
-      return at('emit', { answered: true })
+      return at(state, 'emit', { answered: true })
     default:
       return state
   }
+}
+
+/** The state moved to `step`, with `more` changed: one new object per event, no closure. */
+function at(state: CallState, step: Step, more?: Partial<CallState>): CallState {
+  return more === undefined ? { ...state, step } : { ...state, ...more, step }
+}
+
+function failed(state: CallState, failure: Failure): CallState {
+  return at(state, 'map', { failure })
 }
 
 function approvalOf(event: Extract<CallEvent, { type: 'permission.answered' }>): Approval {

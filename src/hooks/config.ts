@@ -3,8 +3,8 @@
  * the JSON a hook may answer with. Configuration is checked at createKernel; hook output is a
  * trust boundary checked on every run.
  */
-import { createRequire } from 'node:module'
 import type { RE2JS } from 're2js'
+import { builtin } from '../util/builtin.js'
 import { z } from 'zod'
 
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const
@@ -119,6 +119,6 @@ let engine: typeof RE2JS | undefined
  * at start-up, and most kernels have none (docs/decisions/build-and-layout.md, 124).
  */
 function re2(): typeof RE2JS {
-  engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS
+  engine ??= (builtin('node:module').createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS
   return engine
 }

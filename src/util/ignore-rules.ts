@@ -2,8 +2,8 @@
  * The `ignore` package (gitignore-style rules), loaded on first use: importing it costs tens of
  * milliseconds at start-up, and only path rules and the file searches need it.
  */
-import { createRequire } from 'node:module'
 import type { Ignore, Options } from 'ignore'
+import { builtin } from './builtin.js'
 
 export type { Ignore } from 'ignore'
 
@@ -12,6 +12,6 @@ let factory: IgnoreFactory | undefined
 
 /** A new, empty rule set (as `ignore(options)`). */
 export function ignoreRules(options?: Options): Ignore {
-  factory ??= createRequire(import.meta.url)('ignore') as IgnoreFactory
+  factory ??= builtin('node:module').createRequire(import.meta.url)('ignore') as IgnoreFactory
   return factory(options)
 }

@@ -264,10 +264,16 @@ export function toolContextOf(call: CallScope): ToolContext {
       services.log.append({ type: 'tool.progress', turnId, toolUseId, data: logged })
       services.onProgress?.(turnId, toolUseId, logged)
     },
-    ...(services.children === undefined ? {} : { runChild: childOpener(call, services.children) }),
+    // Built on first use: most calls never open a child session.
+    ...(services.children === undefined ? {} : { runChild: lazyChildOpener(call, services.children) }),
     [NESTED_PARK]: (parked: boolean) => io.nestedPark?.(parked),
   } as ToolContext
   return io.toolContext
+}
+
+function lazyChildOpener(call: CallScope, children: ChildRunner): (options?: ChildOptions) => ChildSession {
+  let open: ((options?: ChildOptions) => ChildSession) | undefined
+  return (options) => (open ??= childOpener(call, children))(options)
 }
 
 /** `context.runChild` for this call: the kernel's runner, told about the call it runs under. */
