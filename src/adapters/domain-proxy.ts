@@ -2,7 +2,7 @@
  * `sandbox.network: { allowDomains }` (docs/decisions/processes.md, 157): an HTTP proxy outside the
  * sandbox that lets through only the listed domains, and the forwarder inside it.
  *
- * - The proxy (here, in the app's process) listens on a unix socket in a private directory (0700).
+ * - The proxy (here, in the app's process) listens on a unix socket in a private directory (700).
  *   It takes `CONNECT host:port` (HTTPS and any TCP tunnelled through it) and absolute-form HTTP
  *   requests (`GET http://host/path`); a host not on the list gets 403 and no connection is made.
  *   It resolves names itself, so the sandbox needs no DNS.

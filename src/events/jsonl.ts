@@ -128,7 +128,7 @@ export function upgrade(json: unknown): unknown {
 
 /**
  * Compiled when a log is first read, not when toolkernel is imported: a kernel that only appends
- * never needs it (docs/decisions/performance.md, 230).
+ * never needs it (docs/decisions/performance.md, 168).
  */
 let compiled: CompiledCheck | undefined
 const fastCheck = (): CompiledCheck => (compiled ??= compileEventCheck(KernelEventSchema))

@@ -2,7 +2,7 @@
  * A Node built-in module, loaded when first used rather than when toolkernel is imported
  * (`process.getBuiltinModule`, Node ≥ 20.16): `import('toolkernel')` does not pay for the HTTP
  * stack, worker threads or `node:module` that a kernel may never use (docs/decisions/performance.md,
- * 230). Synchronous, so a caller stays as it was; only types are imported statically.
+ * 168). Synchronous, so a caller stays as it was; only types are imported statically.
  */
 import type * as http from 'node:http'
 import type * as nodeModule from 'node:module'
