@@ -74,6 +74,16 @@ export const Echo = buildTool({
   },
 })
 
+/** A tool whose every call asks a person (its own check says `ask`). */
+export const Ask = buildTool({
+  name: 'Ask',
+  description: () => 'Asks first.',
+  inputSchema: z.object({ text: z.string() }),
+  isConcurrencySafe: () => false,
+  checkPermissions: () => ({ behavior: 'ask', message: 'asks a person' }),
+  call: async ({ text }) => `asked ${text}`,
+})
+
 /** A promise the test opens: `await g.opened` waits until `g.open()`. */
 export function gate(): { open: () => void; opened: Promise<void> } {
   let open!: () => void

@@ -25,7 +25,7 @@ import { lastSnapshotOffset } from '../../src/adapters/jsonl-file.js'
 import { projectStats } from '../../src/projections/stats.projection.js'
 import { projectTelemetry } from '../../src/projections/telemetry.projection.js'
 import { projectTimelineModel } from '../../src/projections/timeline-model.projection.js'
-import { counterIds, fixedClock } from '../helpers.js'
+import { Ask, counterIds, fixedClock } from '../helpers.js'
 
 const Echo = buildTool({
   name: 'Echo',
@@ -33,14 +33,6 @@ const Echo = buildTool({
   inputSchema: z.object({ text: z.string() }),
   isConcurrencySafe: () => true,
   call: async ({ text }) => text,
-})
-const Ask = buildTool({
-  name: 'Ask',
-  description: () => 'Asks first.',
-  inputSchema: z.object({ text: z.string() }),
-  isConcurrencySafe: () => false,
-  checkPermissions: () => ({ behavior: 'ask', message: 'asks a person' }),
-  call: async ({ text }) => `asked ${text}`,
 })
 const tools = [Echo, Ask]
 const turn = (...uses: Array<[string, string]>) =>

@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { createPostgresEventStore } from '../../src/adapters/postgres-event.store.js'
 import { SNAPSHOT_ROW } from '../../src/adapters/postgres-schema.js'
 import { buildTool, createKernel } from '../../src/index.js'
-import { counterIds } from '../helpers.js'
+import { Ask, counterIds } from '../helpers.js'
 import { postgres } from '../programs.js'
 import { startTestServer, type TestServer } from '../postgres-server.js'
 
@@ -19,14 +19,6 @@ const Echo = buildTool({
   inputSchema: z.object({ text: z.unknown() }),
   isConcurrencySafe: () => true,
   call: async ({ text }) => JSON.stringify(text),
-})
-const Ask = buildTool({
-  name: 'Ask',
-  description: () => 'Asks first.',
-  inputSchema: z.object({ text: z.string() }),
-  isConcurrencySafe: () => false,
-  checkPermissions: () => ({ behavior: 'ask', message: 'asks a person' }),
-  call: async ({ text }) => `asked ${text}`,
 })
 const turn = (id: string, name: string, text: unknown = id) =>
   ({ role: 'assistant', content: [{ type: 'tool_use', id, name, input: { text } }], stop_reason: 'tool_use' }) as never
