@@ -44,8 +44,6 @@ interface Span {
 export class SnapshotKeeper {
   /** Turns a snapshot carries something of. */
   readonly #turns = new Map<string, Span>()
-  /** Turns over and compacted to nothing, by id only (their events are let go: memory stays flat). */
-  readonly #quiet = new Set<string>()
   /**
    * Why this keeper's snapshots would not be faithful, once they would not: a session fact
    * recorded for a turn already let go (the kernel records none such). Then no snapshot is written.
@@ -90,7 +88,9 @@ export class SnapshotKeeper {
   #spanOf(event: KernelEvent, fact: boolean): Span | undefined {
     const span = this.#turns.get(event.turnId)
     if (span !== undefined) return span
-    if (this.#quiet.has(event.turnId)) {
+    // Every turn begins with its turn.started (checkLogOrder): any other event of a turn the keeper
+    // does not hold is of one it let go — nothing of it is remembered, so memory stays flat.
+    if (event.type !== 'turn.started') {
       if (fact) this.unfaithful ??= `a ${event.type} (seq ${event.seq}) came for turn ${event.turnId} after it was over`
       return undefined
     }
@@ -127,7 +127,6 @@ export class SnapshotKeeper {
     const turnId = (span.started ?? span.completed)?.turnId
     if (span.events.length > 0 || turnId === undefined) return
     this.#turns.delete(turnId)
-    this.#quiet.add(turnId)
   }
 
   /** What a snapshot taken now carries, in seq order. */
