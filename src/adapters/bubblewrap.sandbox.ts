@@ -20,11 +20,11 @@
  * in one process group keeps the spawner's kill policy whole (spawn-process.ts).
  */
 import { checkOptionsObject, optionNames } from '../util/known-options.js'
-import { execFile } from 'node:child_process'
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs'
 import { delimiter, isAbsolute, join, sep } from 'node:path'
 import type { Sandbox, SandboxPolicy, SandboxProvider, SandboxScope } from '../ports/sandbox.port.js'
 import { createDomainProxy, FORWARDER, SANDBOX_PROXY_PORT, type DomainProxy } from './domain-proxy.js'
+import { builtin } from '../util/builtin.js'
 
 /** How the bubblewrap adapter finds its program. */
 export interface BubblewrapOptions {
@@ -208,8 +208,11 @@ async function probe(program: string, env: NodeJS.ProcessEnv): Promise<ProbeAnsw
     }
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net']
   const failure = await new Promise<string | undefined>((done) => {
-    execFile(path, [...args, '--die-with-parent', '--', 'true'], { timeout: CHECK_TIMEOUT_MS }, (error, _out, stderr) =>
-      done(error === null ? undefined : firstLine(String(stderr)) || exitText(error)),
+    builtin('node:child_process').execFile(
+      path,
+      [...args, '--die-with-parent', '--', 'true'],
+      { timeout: CHECK_TIMEOUT_MS },
+      (error, _out, stderr) => done(error === null ? undefined : firstLine(String(stderr)) || exitText(error)),
     )
   })
   if (failure === undefined) return { path }

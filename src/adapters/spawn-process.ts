@@ -18,7 +18,7 @@
  * node:child_process, not execa: execa waits for the pipes and kills only the main process, which
  * is the behaviour this replaces, and costs about 200 ms to import.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import type { Writable } from 'node:stream'
 import type { Sandbox } from '../ports/sandbox.port.js'
@@ -34,6 +34,7 @@ import {
   type ProcessInfo,
 } from './process-table.js'
 import type { RemoteRun, Spawner } from './spawner.js'
+import { builtin } from '../util/builtin.js'
 
 /** After SIGTERM, how long the processes have to clean up before SIGKILL. */
 export const KILL_GRACE_MS = 1000
@@ -204,7 +205,7 @@ class ShellRun {
   private start(): ChildProcess {
     const { request } = this
     const line = commandLine(request)
-    const child = spawn(line.file, line.args, {
+    const child = builtin('node:child_process').spawn(line.file, line.args, {
       cwd: request.cwd,
       env: request.env,
       detached: true,

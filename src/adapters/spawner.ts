@@ -12,9 +12,10 @@
  * - It ends when `close()` ends its stdin, or when the app exits or dies (its stdin ends then
  *   too); it kills what it still runs first.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import { FRAME, FrameReader, frame, SPAWNER_MARK, SPAWNER_SOURCE } from './spawner-helper.js'
+import { builtin } from '../util/builtin.js'
 
 /** What the helper is asked to start. */
 export interface RemoteSpawn {
@@ -131,7 +132,7 @@ export function createSpawner(): Spawner {
 
   const startHelper = (): Helper => {
     // Its own environment is empty (no NODE_OPTIONS, no inspector); each command gets the env it is given.
-    const child = spawn(process.execPath, ['-e', SPAWNER_SOURCE, SPAWNER_MARK], {
+    const child = builtin('node:child_process').spawn(process.execPath, ['-e', SPAWNER_SOURCE, SPAWNER_MARK], {
       stdio: ['pipe', 'pipe', 'ignore'],
       env: {},
     })
