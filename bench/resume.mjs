@@ -6,14 +6,12 @@
  * recover, fold the session (grants, mode, cwd, loaded tools, parked calls), list the pending calls.
  *
  * Sizes: BENCH_RESUME_SIZES (default 1000,10000,100000; add 1000000 when the machine has the
- * time). PostgreSQL: a throwaway server from BENCH_PG_BIN (default /usr/lib/postgresql/15/bin),
+ * time). PostgreSQL: a throwaway server (scripts/postgres-server.mjs: initdb on PATH or Debian's 15),
  * or PG_URL; skipped when neither is there. Prints Markdown; `--out FILE` writes it, `--svg FILE`
  * draws the curves (hand-written SVG, no dependency), `--json FILE` keeps the rows
  * (`node bench/resume-plot.mjs rows.json out.svg` draws them again).
  */
-import { spawnSync } from 'node:child_process'
-import { chownSync, createReadStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -22,6 +20,7 @@ import { buildTool, createJsonlLog, createKernel } from '../dist/index.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
 import { median } from './measure.mjs'
 import { plot } from './resume-plot.mjs'
+import { startPostgres } from '../scripts/postgres-server.mjs'
 
 const SIZES = (process.env.BENCH_RESUME_SIZES ?? '1000,10000,100000').split(',').map(Number)
 const ROUNDS = Number(process.env.BENCH_RESUME_ROUNDS ?? 5)
@@ -128,42 +127,8 @@ async function resumeStore(store, session) {
   return { ms, held }
 }
 
-async function postgresServer() {
-  if (process.env.PG_URL) return { url: process.env.PG_URL, stop: () => {} }
-  const bin = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin'
-  if (!existsSync(join(bin, 'initdb'))) return undefined
-  const root = process.getuid?.() === 0
-  const pgdir = mkdtempSync(join(os.tmpdir(), 'toolkernel-bench-pg-'))
-  if (root)
-    chownSync(
-      pgdir,
-      Number(spawnSync('id', ['-u', 'postgres']).stdout),
-      Number(spawnSync('id', ['-g', 'postgres']).stdout),
-    )
-  const run = (program, ...rest) => {
-    const command = [join(bin, program), ...rest]
-    const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', ...command]) : spawnSync(command[0], rest)
-    if (r.status !== 0) throw new Error(`${program} failed: ${r.stderr}`)
-  }
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port
-      s.close(() => resolve(p))
-    })
-  })
-  const data = join(pgdir, 'data')
-  run('initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-N')
-  // Loading a million events is not what is measured: no fsync (reads are the same either way).
-  const options = `-p ${port} -k ${pgdir} -c listen_addresses=127.0.0.1 -c fsync=off`
-  run('pg_ctl', '-D', data, '-o', options, '-l', join(pgdir, 'log'), '-w', 'start')
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => {
-      run('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop')
-      rmSync(pgdir, { recursive: true, force: true })
-    },
-  }
-}
+// Loading a million events is not what is measured: no fsync (reads are the same either way).
+const postgresServer = () => startPostgres({ name: 'bench-resume-pg', settings: { fsync: 'off' } })
 
 const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms).toString())
 const rows = []

@@ -19,8 +19,7 @@
  * "1000,10000") the in-process sizes.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { existsSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -29,6 +28,7 @@ import pg from 'pg'
 import { buildTool, createKernel, createMemoryEventStore } from '../dist/index.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
 import { target } from './measure.mjs'
+import { startPostgres } from '../scripts/postgres-server.mjs'
 
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 6)
 const SIZES = (process.env.BENCH_SCALE_SESSIONS ?? '1000,10000').split(',').map(Number)
@@ -364,48 +364,8 @@ async function eventsPerCommit(url, prefix) {
   }
 }
 
-function postgresBin() {
-  const onPath = spawnSync('bash', ['-c', 'command -v initdb'], { encoding: 'utf8' })
-  if (onPath.status === 0) return join(onPath.stdout.trim(), '..')
-  return existsSync('/usr/lib/postgresql/15/bin/initdb') ? '/usr/lib/postgresql/15/bin' : undefined
-}
-
 /** A throwaway server with durable commits (fsync on), as bench/store.mjs starts it. */
-async function postgresServer() {
-  if (process.env.PG_URL) return { url: process.env.PG_URL, stop: () => {} }
-  const bin = postgresBin()
-  if (bin === undefined) return undefined
-  const root = process.getuid?.() === 0
-  const dir = mkdtempSync(join(os.tmpdir(), 'toolkernel-bench-scale-pg-'))
-  if (root)
-    chownSync(
-      dir,
-      Number(spawnSync('id', ['-u', 'postgres']).stdout),
-      Number(spawnSync('id', ['-g', 'postgres']).stdout),
-    )
-  const run = (program, ...args) => {
-    const command = join(bin, program)
-    const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', command, ...args]) : spawnSync(command, args)
-    if (r.status !== 0) throw new Error(`${program} failed: ${r.stderr}`)
-  }
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port
-      s.close(() => resolve(p))
-    })
-  })
-  const data = join(dir, 'data')
-  run('initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-N')
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`
-  run('pg_ctl', '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start')
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => {
-      run('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop')
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
+const postgresServer = () => startPostgres({ name: 'bench-scale-pg', settings: { max_connections: 300 } })
 
 // ─── The plot ───────────────────────────────────────────────────────────────────────────────────
 

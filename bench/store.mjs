@@ -4,9 +4,7 @@
  * PostgreSQL (a throwaway server when initdb is on PATH, or `PG_URL`). One run, ratios against
  * the in-memory turn measured in the same run. Prints Markdown; `--out FILE` writes it there.
  */
-import { spawnSync } from 'node:child_process'
-import { chownSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
@@ -21,6 +19,7 @@ import {
 import { StampingLog, toJsonLine } from '../dist/internal.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
 import { median } from './measure.mjs'
+import { startPostgres } from '../scripts/postgres-server.mjs'
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 300)
 const CALLS = 4
@@ -95,56 +94,8 @@ async function appendsPerSecond(store, batch, count) {
   return Math.round(((count * batch) / (performance.now() - start)) * 1000)
 }
 
-function startPostgres() {
-  if (process.env.PG_URL) return { url: process.env.PG_URL, stop: () => {} }
-  const which = spawnSync('bash', ['-c', 'command -v initdb'], { encoding: 'utf8' })
-  if (which.status !== 0) return undefined
-  const root = process.getuid?.() === 0
-  const pgdir = mkdtempSync(join(os.tmpdir(), 'toolkernel-bench-pg-'))
-  if (root)
-    chownSync(
-      pgdir,
-      Number(spawnSync('id', ['-u', 'postgres']).stdout),
-      Number(spawnSync('id', ['-g', 'postgres']).stdout),
-    )
-  const run = (...args) => {
-    const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', ...args]) : spawnSync(args[0], args.slice(1))
-    if (r.status !== 0) throw new Error(`${args[0]} failed: ${r.stderr}`)
-  }
-  return { pgdir, run }
-}
-
-async function postgresServer() {
-  const found = startPostgres()
-  if (found === undefined || 'url' in found) return found
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port
-      s.close(() => resolve(p))
-    })
-  })
-  const data = join(found.pgdir, 'data')
-  found.run('initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-N')
-  // Durable commits (fsync on): the figure is what a real deployment pays, on this disk.
-  found.run(
-    'pg_ctl',
-    '-D',
-    data,
-    '-o',
-    `-p ${port} -k ${found.pgdir} -c listen_addresses=127.0.0.1`,
-    '-l',
-    join(found.pgdir, 'log'),
-    '-w',
-    'start',
-  )
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => {
-      found.run('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop')
-      rmSync(found.pgdir, { recursive: true, force: true })
-    },
-  }
-}
+// Durable commits (fsync on): the figure is what a real deployment pays, on this disk.
+const postgresServer = () => startPostgres({ name: 'bench-pg' })
 
 const rows = []
 const pg = await postgresServer()

@@ -10,15 +10,12 @@
  *
  * and prints the session's messages as read back from the store. Everything is removed at the end.
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
 import { buildTool, createKernel, projectMessages } from '../dist/index.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
+import { startPostgres } from './postgres-server.mjs'
 
 const use = (id, name, input) => ({ type: 'tool_use', id, name, input })
 const turns = [
@@ -64,58 +61,11 @@ async function worker(url, name) {
   say('released the lease')
 }
 
-function serverPrograms() {
-  const onPath = spawnSync('bash', ['-c', 'command -v initdb'], { encoding: 'utf8' })
-  if (onPath.status === 0) return ''
-  if (existsSync('/usr/lib/postgresql/15/bin/initdb')) return '/usr/lib/postgresql/15/bin/'
-  return undefined
-}
-
 async function startServer() {
-  const bin = serverPrograms()
-  if (bin === undefined) {
-    console.error("demo:postgres needs PostgreSQL's server programs (initdb, pg_ctl): apt-get install postgresql-15")
-    process.exit(1)
-  }
-  const root = process.getuid?.() === 0
-  const dir = mkdtempSync(join(tmpdir(), 'toolkernel-demo-pg-'))
-  if (root)
-    chownSync(
-      dir,
-      Number(spawnSync('id', ['-u', 'postgres']).stdout),
-      Number(spawnSync('id', ['-g', 'postgres']).stdout),
-    )
-  const run = (program, ...args) => {
-    const command = bin + program
-    const r = root ? spawnSync('runuser', ['-u', 'postgres', '--', command, ...args]) : spawnSync(command, args)
-    if (r.status !== 0) throw new Error(`${program} failed: ${r.stderr}`)
-  }
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port
-      s.close(() => resolve(p))
-    })
-  })
-  const data = join(dir, 'data')
-  run('initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-N')
-  run(
-    'pg_ctl',
-    '-D',
-    data,
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
-    '-l',
-    join(dir, 'log'),
-    '-w',
-    'start',
-  )
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => {
-      run('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop')
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
+  const server = await startPostgres({ name: 'demo-pg' })
+  if (server !== undefined) return server
+  console.error("demo:postgres needs PostgreSQL's server programs (initdb, pg_ctl): apt-get install postgresql-15")
+  process.exit(1)
 }
 
 /** Runs a worker in its own process; resolves on a line matching `until` (then kills it) or on exit. */
