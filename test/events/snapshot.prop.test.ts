@@ -21,7 +21,7 @@ import {
   type KernelEvent,
   type PermissionMode,
 } from '../../src/index.js'
-import { counterIds, fixedClock } from '../helpers.js'
+import { Ask, counterIds, fixedClock } from '../helpers.js'
 import { runs } from '../runs.js'
 import { expectSnapshotResumeEqual, withSnapshotAt } from './snapshot-resume.js'
 import { compactLog, resumeHistory } from '../../src/events/snapshot.js'
@@ -44,14 +44,7 @@ const tools = [
     isConcurrencySafe: () => false,
     call: async ({ change }, context) => changeContext(`set by ${context.toolUseId}`, change),
   }),
-  buildTool({
-    name: 'Ask',
-    description: () => 'Asks first.',
-    inputSchema: z.object({ text: z.string() }),
-    isConcurrencySafe: () => false,
-    checkPermissions: () => ({ behavior: 'ask', message: 'asks a person' }),
-    call: async ({ text }) => `asked ${text}`,
-  }),
+  Ask,
   ...['Deep', 'Far'].map((name) =>
     buildTool({
       name,
