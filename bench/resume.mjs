@@ -11,12 +11,12 @@
  * draws the curves (hand-written SVG, no dependency), `--json FILE` keeps the rows
  * (`node bench/resume-plot.mjs rows.json out.svg` draws them again).
  */
-import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
-import { buildTool, createJsonlLog, createKernel } from '../dist/index.js'
+import { buildTool, createJsonlEventStore, createJsonlLog, createKernel } from '../dist/index.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
 import { median } from './measure.mjs'
 import { plot } from './resume-plot.mjs'
@@ -115,8 +115,10 @@ async function loadIntoStore(store, stream, path) {
   return version
 }
 
-async function resumeStore(store, session) {
+/** Resumes the session from the store `open()` returns (timed from the call), closing it after with `done`. */
+async function resumeStore(open, session, done = async () => {}) {
   const start = performance.now()
+  const store = open()
   const kernel = createKernel({ tools, store, session, snapshotEvery: 0 })
   await kernel.ready()
   const pending = kernel.pendingApprovals()
@@ -124,6 +126,7 @@ async function resumeStore(store, session) {
   if (pending.length !== 1) throw new Error(`expected the one parked call, got ${pending.length}`)
   const held = kernel.log.read().length
   await kernel.close()
+  await done(store)
   return { ms, held }
 }
 
@@ -140,9 +143,17 @@ try {
     let t = performance.now()
     const events = await writeSession(path, size)
     const wrote = performance.now() - t
+    // The JSONL event store: a directory with the session's file, opened (and closed) each time.
+    const storeDir = join(dir, `store-${size}`)
+    mkdirSync(storeDir)
+    copyFileSync(path, join(storeDir, `s${size}.jsonl`))
+    const jsonlStore = (whole) => () => (whole ? wholeStore : (s) => s)(createJsonlEventStore(storeDir))
+    const closeStore = (store) => store.close()
     const variants = {
       'jsonl, whole log': () => resumeJsonl(path, false),
       'jsonl, from snapshot': () => resumeJsonl(path, true),
+      'jsonl store, whole log': () => resumeStore(jsonlStore(true), `s${size}`, closeStore),
+      'jsonl store, from snapshot': () => resumeStore(jsonlStore(false), `s${size}`, closeStore),
     }
     let loaded
     if (store !== undefined) {
@@ -150,8 +161,8 @@ try {
       await loadIntoStore(store, `s${size}`, path)
       loaded = performance.now() - t
       const whole = wholeStore(store)
-      variants['postgres, whole log'] = () => resumeStore(whole, `s${size}`)
-      variants['postgres, from snapshot'] = () => resumeStore(store, `s${size}`)
+      variants['postgres, whole log'] = () => resumeStore(() => whole, `s${size}`)
+      variants['postgres, from snapshot'] = () => resumeStore(() => store, `s${size}`)
     }
     const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
     const held = {}
@@ -172,6 +183,7 @@ try {
     for (const row of rows.filter((r) => r.size === size))
       console.error(`  ${row.variant}: ${fmt(row.ms)} ms (${row.held} events in memory)`)
     rmSync(path, { force: true })
+    rmSync(storeDir, { recursive: true, force: true })
   }
 } finally {
   await store?.close()

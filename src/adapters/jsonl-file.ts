@@ -20,6 +20,8 @@ export interface ReadJsonlOptions {
    * Default 0. Line numbers count from there.
    */
   startByte?: number
+  /** Where reading stops: the end of a line, or the file's size (default). */
+  endByte?: number
 }
 
 /**
@@ -81,6 +83,7 @@ const NEWLINE = 0x0a
  */
 export function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileContents {
   const total = fstatSync(fd).size
+  const stop = options.endByte ?? Infinity
   const chunk = Buffer.allocUnsafe(Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES))
   const parser = new JsonlLineParser()
   const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
@@ -91,7 +94,9 @@ export function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileCon
   let lines = 0
   let position = options.startByte ?? 0
   let lineEnd = position
-  for (let read = readSync(fd, chunk, 0, chunk.length, position); read > 0;) {
+  const readAt = (at: number): number =>
+    at >= stop ? 0 : readSync(fd, chunk, 0, Math.min(chunk.length, stop - at), at)
+  for (let read = readAt(position); read > 0;) {
     const bytes = read === chunk.length ? chunk : chunk.subarray(0, read)
     let start = 0
     for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
@@ -110,7 +115,7 @@ export function readJsonlFd(fd: number, options: ReadJsonlOptions): JsonlFileCon
     }
     position += read
     options.onProgress?.(position, total)
-    read = readSync(fd, chunk, 0, chunk.length, position)
+    read = readAt(position)
   }
   const end = parser.end(decode(pending, chunk, 0, 0))
   return { ...end, validBytes: end.unterminated ? position : lineEnd }

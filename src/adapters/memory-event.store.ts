@@ -180,41 +180,66 @@ export class MemoryEventStore implements EventStore {
   acquire(stream: string, owner: string, ttlMs: number): Promise<LeaseResult> {
     assertStreamName(stream)
     const state = this.#state(stream)
-    const now = this.clock.now()
-    const { lease } = state
-    if (lease.owner !== undefined && lease.owner !== owner && lease.expiresAt > now) {
-      return Promise.resolve({ ok: false, holder: lease.owner, message: heldText(stream, lease, now) })
-    }
-    return Promise.resolve(this.#setLease(stream, state, { owner, epoch: lease.epoch + 1, expiresAt: now + ttlMs }))
+    const next = acquiredLease(stream, state.lease, owner, ttlMs, this.clock.now())
+    return Promise.resolve('ok' in next ? next : this.#setLease(stream, state, next))
   }
 
   renew(held: Lease, ttlMs: number): Promise<LeaseResult> {
     const state = this.#state(held.stream)
-    const now = this.clock.now()
-    const { lease } = state
-    if (lease.owner !== held.owner || lease.epoch !== held.epoch || lease.expiresAt <= now) {
-      return Promise.resolve({ ok: false, holder: lease.owner ?? '', message: lostText(held, lease, now) })
-    }
-    return Promise.resolve(this.#setLease(held.stream, state, { ...lease, expiresAt: now + ttlMs }))
+    const next = renewedLease(held, state.lease, ttlMs, this.clock.now())
+    return Promise.resolve('ok' in next ? next : this.#setLease(held.stream, state, next))
   }
 
   release(held: Lease): Promise<void> {
     const state = this.#state(held.stream)
-    if (state.lease.owner === held.owner && state.lease.epoch === held.epoch)
-      this.#setLease(held.stream, state, { owner: undefined, epoch: held.epoch, expiresAt: 0 })
+    const next = releasedLease(held, state.lease)
+    if (next !== undefined) this.#setLease(held.stream, state, next)
     return Promise.resolve()
   }
 
   #setLease(stream: string, state: StreamState, lease: LeaseState): LeaseResult {
     this.hooks.persistLease?.(stream, lease)
     state.lease = lease
-    return { ok: true, lease: { stream, owner: lease.owner ?? '', epoch: lease.epoch, expiresAt: lease.expiresAt } }
+    return leaseResult(stream, lease)
   }
 
   close(): Promise<void> {
     this.#wakes.clear()
     return Promise.resolve()
   }
+}
+
+type LeaseRefusal = Extract<LeaseResult, { ok: false }>
+
+/** The lease `acquire` sets on a stream whose lease is `lease`, or why it may not. */
+export function acquiredLease(
+  stream: string,
+  lease: LeaseState,
+  owner: string,
+  ttlMs: number,
+  now: number,
+): LeaseState | LeaseRefusal {
+  if (lease.owner !== undefined && lease.owner !== owner && lease.expiresAt > now)
+    return { ok: false, holder: lease.owner, message: heldText(stream, lease, now) }
+  return { owner, epoch: lease.epoch + 1, expiresAt: now + ttlMs }
+}
+
+/** The lease `renew` sets, or why `held` was lost. */
+export function renewedLease(held: Lease, lease: LeaseState, ttlMs: number, now: number): LeaseState | LeaseRefusal {
+  if (lease.owner !== held.owner || lease.epoch !== held.epoch || lease.expiresAt <= now)
+    return { ok: false, holder: lease.owner ?? '', message: lostText(held, lease, now) }
+  return { ...lease, expiresAt: now + ttlMs }
+}
+
+/** The lease `release` sets (its epoch stays spent), or undefined when `held` is no longer it. */
+export function releasedLease(held: Lease, lease: LeaseState): LeaseState | undefined {
+  if (lease.owner !== held.owner || lease.epoch !== held.epoch) return undefined
+  return { owner: undefined, epoch: held.epoch, expiresAt: 0 }
+}
+
+/** A lease as the store answers it. */
+export function leaseResult(stream: string, lease: LeaseState): LeaseResult {
+  return { ok: true, lease: { stream, owner: lease.owner ?? '', epoch: lease.epoch, expiresAt: lease.expiresAt } }
 }
 
 /** Why a lease could not be taken: who holds it and for how long. */
