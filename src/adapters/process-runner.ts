@@ -14,7 +14,7 @@ import { withCwdReport } from './cwd-report.js'
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, type CapturedOutput } from './output-capture.js'
 import { createProgressReporter } from './output-progress.js'
 import { describeCleanup, sandboxFor, spawnProcess, type SpawnOutcome } from './spawn-process.js'
-import { createSpawner, type Spawner } from './spawner.js'
+import { sharedSpawner, type Spawner } from './spawner.js'
 import { checkKnownOptions, checkOptionsObject, optionNames } from '../util/known-options.js'
 
 /** How a process runner is set up. */
@@ -31,9 +31,10 @@ export interface ProcessRunnerOptions {
   /**
    * Who forks the commands (docs/decisions/processes.md, 164): `'helper'`, a small long-lived
    * process started on the first command, so this process never forks per command (faster, and it
-   * kills what it runs if this process dies); `'inline'`, this process spawns each command itself.
-   * The kill policy, output order and caps, sandbox and environment are the same either way.
-   * Background commands always start inline. Default `'helper'`.
+   * kills what it runs if this process dies) — one for every runner of the process, ended when
+   * the last runner that used it closes (decision 172); `'inline'`, this process spawns each
+   * command itself. The kill policy, output order and caps, sandbox and environment are the same
+   * either way. Background commands always start inline. Default `'helper'`.
    */
   readonly spawner?: 'helper' | 'inline'
 }
@@ -56,8 +57,8 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
   const which = options.spawner ?? DEFAULT_SPAWNER
   if (which !== 'helper' && which !== 'inline')
     throw new TypeError(`createProcessRunner: spawner must be 'helper' or 'inline', got ${JSON.stringify(which)}`)
-  // The helper itself starts on the first command (createSpawner starts nothing).
-  const spawner = which === 'helper' ? createSpawner() : undefined
+  // The helper itself starts on the first command (a share starts nothing).
+  const spawner = which === 'helper' ? sharedSpawner() : undefined
   return {
     async run(command, runOptions) {
       if (runOptions.signal.aborted) return { ...emptyResult(), aborted: true }

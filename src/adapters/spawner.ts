@@ -11,6 +11,8 @@
  * - It does not keep the app alive: its handles are unreferenced while no command runs.
  * - It ends when `close()` ends its stdin, or when the app exits or dies (its stdin ends then
  *   too); it kills what it still runs first.
+ * - Runners share one helper per process (`sharedSpawner`, decision 172): a server of many
+ *   sessions runs one helper, not one per kernel.
  */
 import type { ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
@@ -192,6 +194,33 @@ export function createSpawner(): Spawner {
       h.child.ref()
       h.input.end()
       await h.exited
+    },
+  }
+}
+
+/** The helper every runner of this process shares, and how many runners hold a share of it. */
+const processWide: { spawner: Spawner | undefined; shares: number } = { spawner: undefined, shares: 0 }
+
+/**
+ * A runner's share of the process-wide helper (decision 172): taken with its first command,
+ * given back by `close()`; the helper ends when the last share is given back, and starts again
+ * with the next command. A helper that dies fails the commands of every runner it ran for.
+ */
+export function sharedSpawner(): Spawner {
+  let holding = false
+  return {
+    launch(request, events) {
+      if (!holding) {
+        holding = true
+        processWide.shares++
+      }
+      processWide.spawner ??= createSpawner()
+      return processWide.spawner.launch(request, events)
+    },
+    async close() {
+      if (!holding) return
+      holding = false
+      if (--processWide.shares === 0) await processWide.spawner?.close()
     },
   }
 }

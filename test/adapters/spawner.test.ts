@@ -1,8 +1,9 @@
 /**
  * The spawner's helper process (docs/decisions/processes.md, 164), on real processes: it dies
- * mid-command (that command fails saying so, its processes are killed, the next command works), it
- * ends with kernel.close() and with the app (no orphan), an end asked for before it answers is
- * kept, and a command ends the same whichever process forks it.
+ * mid-command (that command fails saying so, its processes are killed, the next command works),
+ * runners and kernels share one (decision 172) that ends with the last of them and with the app
+ * (no orphan), an end asked for before it answers is kept, and a command ends the same whichever
+ * process forks it.
  */
 import { execFile, spawn } from 'node:child_process'
 import { promisify } from 'node:util'
@@ -26,34 +27,34 @@ const cmdline = (pid: number): string => {
     return ''
   }
 }
-/** The spawner helpers `parent` started. */
-const helpersOf = (parent: number): number[] =>
-  allProcesses()
-    .filter((info) => info.ppid === parent && cmdline(info.pid).includes(SPAWNER_MARK))
-    .map((info) => info.pid)
 /** The pid of the process under `root` running exactly `line` (e.g. `sleep 31.5`), or undefined. */
 const runningUnder = (root: number, line: string): number | undefined =>
   descendantsOf(root).find((info) => cmdline(info.pid).trim() === line)?.pid
+/**
+ * The process running exactly `line` under one of this process's spawner helpers, and that helper
+ * (runners share one helper per process, decision 172: an earlier test's may be the one).
+ */
+const runningInHelper = (line: string): { helper: number; command: number } | undefined => {
+  for (const info of allProcesses())
+    if (info.ppid === process.pid && cmdline(info.pid).includes(SPAWNER_MARK)) {
+      const command = runningUnder(info.pid, line)
+      if (command !== undefined) return { helper: info.pid, command }
+    }
+  return undefined
+}
 
 describe('the spawner helper', () => {
   it('killed mid-command: that command fails with a clear error and its processes die; the next command works', async () => {
     const runner = createProcessRunner()
-    const before = new Set(helpersOf(process.pid))
     const running = runner.run('echo started; sleep 31.5', options())
-    let helper: number | undefined
-    let sleeper: number | undefined
-    expect(
-      await pollUntil(() => {
-        helper = helpersOf(process.pid).find((pid) => !before.has(pid))
-        sleeper = helper === undefined ? undefined : runningUnder(helper, 'sleep 31.5')
-        return sleeper !== undefined
-      }),
-    ).toBe(true)
-    process.kill(helper as number, 'SIGKILL')
+    let found: { helper: number; command: number } | undefined
+    expect(await pollUntil(() => (found = runningInHelper('sleep 31.5')) !== undefined)).toBe(true)
+    const { helper, command: sleeper } = found as { helper: number; command: number }
+    process.kill(helper, 'SIGKILL')
     const result = await running
     expect(result.failure).toMatch(/^the spawner process \(pid \d+\) was killed by SIGKILL while the command ran/)
     expect(result.cleanup).toMatch(/process group was killed/)
-    expect(await gone(sleeper as number)).toBe(true)
+    expect(await gone(sleeper)).toBe(true)
     const next = await runner.run('echo next', options())
     expect(next).toMatchObject({ output: 'next\n', exitCode: 0 })
     expect(next.failure).toBeUndefined()
@@ -62,39 +63,37 @@ describe('the spawner helper', () => {
 
   it('through the kernel, the Bash call is an error naming the spawner', async () => {
     const kernel = createKernel({ tools: [Bash], cwd, permissions: { mode: 'bypassPermissions' } })
-    const before = new Set(helpersOf(process.pid))
     const turn = kernel.runTurn({
       role: 'assistant',
       content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'sleep 32.5' } }],
       stop_reason: 'tool_use',
     })
-    let helper: number | undefined
-    expect(
-      await pollUntil(() => {
-        helper = helpersOf(process.pid).find((pid) => !before.has(pid))
-        return helper !== undefined && runningUnder(helper, 'sleep 32.5') !== undefined
-      }),
-    ).toBe(true)
-    process.kill(helper as number, 'SIGKILL')
+    let found: { helper: number } | undefined
+    expect(await pollUntil(() => (found = runningInHelper('sleep 32.5')) !== undefined)).toBe(true)
+    process.kill((found as { helper: number }).helper, 'SIGKILL')
     const block = (await turn).message.content[0]
     expect(block).toMatchObject({ is_error: true })
     expect(JSON.stringify(block)).toMatch(/the spawner process \(pid \d+\) was killed by SIGKILL while the command ran/)
     await kernel.close()
   })
 
-  it('kernel.close() ends it', async () => {
-    const kernel = createKernel({ tools: [Bash], cwd, permissions: { mode: 'bypassPermissions' } })
-    const before = new Set(helpersOf(process.pid))
-    const { message } = await kernel.runTurn({
-      role: 'assistant',
-      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo hi' } }],
-      stop_reason: 'tool_use',
-    })
-    expect(JSON.stringify(message.content[0])).toContain('hi')
-    const helper = helpersOf(process.pid).find((pid) => !before.has(pid))
-    expect(helper).toBeDefined()
-    await kernel.close()
-    expect(await gone(helper as number)).toBe(true)
+  it('two runners share one helper, and a command from each runs in it', async () => {
+    const [a, b] = [createProcessRunner(), createProcessRunner()]
+    const [pa, pb] = await Promise.all([a.run('echo $PPID', options()), b.run('echo $PPID', options())])
+    expect(pa.output).toBe(pb.output)
+    expect(cmdline(Number(pa.output))).toContain(SPAWNER_MARK)
+    await a.close?.()
+    await b.close?.()
+  })
+
+  it('kernels share it; kernel.close() gives its share back and the last one ends it (runs the built package)', async () => {
+    const fixture = new URL('../fixtures/spawner/shared.mjs', import.meta.url).pathname
+    const { stdout } = await promisify(execFile)(process.execPath, [fixture])
+    const steps = JSON.parse(stdout) as Record<'bothRan' | 'firstClosed' | 'thirdRan' | 'allClosed', string[]>
+    expect(steps.bothRan).toHaveLength(1)
+    expect(steps.firstClosed).toEqual(steps.bothRan)
+    expect(steps.thirdRan).toEqual(steps.bothRan)
+    expect(steps.allClosed).toEqual([])
   })
 
   it('ends with the app: when the process that started it is killed, it kills its command and exits (no orphan)', async () => {
