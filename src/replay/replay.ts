@@ -344,12 +344,14 @@ class Gates {
     this.#nested.get(toolUseId)?.(parked)
   }
 
-  /** Opens every gate still waiting (with no recorded answer): lets a stopped replay finish. */
-  drain(): void {
-    for (const [key, resolve] of [...this.#waiting]) {
+  /** Opens every gate still waiting (with no recorded answer): lets a stopped replay finish. How many it opened. */
+  drain(): number {
+    const waiting = [...this.#waiting]
+    for (const [key, resolve] of waiting) {
       this.#waiting.delete(key)
       resolve(undefined)
     }
+    return waiting.length
   }
 
   release(key: string, value: unknown): void {
@@ -633,10 +635,15 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
   ])
   if (!done) {
     turn.interrupt('discard', 'replay stopped: the engine waited for something the log does not record')
-    // Steps after the interruption (a post-hook, say) may wait for answers the log never got.
-    for (let k = 0; k < 10 && !(await Promise.race([turn.result().then(() => true), settle().then(() => false)])); k++)
-      gates.drain()
-    await turn.result()
+    // Steps after the interruption (a post-hook, say) may wait for answers the log never got:
+    // opened empty, as long as some step still waits for one; a turn that then still does not
+    // end waits for nothing replay can give, and is a bug to report, not a hang.
+    const ended = () => Promise.race([turn.result().then(() => true), settle().then(() => false)])
+    while (!(await ended()))
+      if (gates.drain() === 0)
+        throw new Error(
+          `replay of turn ${started.turnId}: the turn neither ends nor waits for an answer after it was stopped`,
+        )
   }
 }
 
