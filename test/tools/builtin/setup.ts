@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { afterEach } from 'vitest'
+import { onTestFinished } from 'vitest'
 import {
   builtinTools,
   createDirectoryResultStore,
@@ -10,15 +10,19 @@ import {
 } from '../../../src/index.js'
 import { assistant, testKernel } from '../../helpers.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+/**
+ * Removes `dir` when the test that made it ends. Not a module-level afterEach: test files share
+ * their worker's modules (isolate: false), so a hook registered when this module first loads
+ * belongs to the first file that imported it, and every later file's directories stayed in /tmp.
+ */
+function removeAfterTest(dir: string): void {
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+}
 
 /** A temporary project with the given files, and a kernel running the built-in tools in it. */
 export function project(files: Record<string, string | Uint8Array> = {}, options: Partial<KernelOptions> = {}) {
   const root = mkdtempSync(join(tmpdir(), 'toolkernel-builtin-'))
-  dirs.push(root)
+  removeAfterTest(root)
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true })
     writeFileSync(join(root, path), content)
