@@ -1,6 +1,6 @@
 /**
- * The event store in memory: what tests use, and the core the JSONL store persists. One process;
- * the global order is the order appends were taken.
+ * The event store in memory: what tests use. One process; the global order is the order appends
+ * were taken. Its checks and lease rules are shared with the JSONL store (jsonl-event.store.ts).
  */
 import type { KernelEvent } from '../events/event.schema.js'
 import type { Clock } from '../ports/clock.port.js'
@@ -49,12 +49,6 @@ interface StreamState {
   lease: LeaseState
 }
 
-/** Where a persisting store hooks in: called synchronously before an append or lease change is visible. */
-export interface MemoryStoreHooks {
-  persistEvents?(stream: string, events: readonly StoredEvent[]): void
-  persistLease?(stream: string, lease: LeaseState): void
-}
-
 /** Checks whether `options` may append to `state` now; undefined when it may. */
 export function appendRefusal(
   state: { version: number; lease: LeaseState },
@@ -88,17 +82,7 @@ export class MemoryEventStore implements EventStore {
   readonly #all: StoredEvent[] = []
   readonly #wakes = new Set<() => void>()
 
-  constructor(
-    private readonly clock: Clock = systemClock,
-    private readonly hooks: MemoryStoreHooks = {},
-  ) {}
-
-  /** Loads history (the JSONL store on open); `events` in version order. */
-  protected load(stream: string, events: readonly KernelEvent[], lease: LeaseState | undefined): void {
-    const state = this.#state(stream)
-    if (lease !== undefined) state.lease = lease
-    for (const event of events) this.#push(state, stream, event)
-  }
+  constructor(private readonly clock: Clock = systemClock) {}
 
   #state(stream: string): StreamState {
     let state = this.#streams.get(stream)
@@ -122,14 +106,6 @@ export class MemoryEventStore implements EventStore {
     const state = this.#state(stream)
     const refused = appendRefusal({ version: state.events.length, lease: state.lease }, options, this.clock.now())
     if (refused !== undefined) return Promise.resolve(refused)
-    const base = { stream, first: state.events.length + 1, at: this.#all.length + 1 }
-    const pending = events.map((event, i) => ({
-      stream,
-      version: base.first + i,
-      position: String(base.at + i),
-      event,
-    }))
-    this.hooks.persistEvents?.(stream, pending)
     for (const event of events) this.#push(state, stream, event)
     for (const wake of this.#wakes) wake()
     return Promise.resolve({ ok: true, version: state.events.length, position: String(this.#all.length) })
@@ -198,7 +174,6 @@ export class MemoryEventStore implements EventStore {
   }
 
   #setLease(stream: string, state: StreamState, lease: LeaseState): LeaseResult {
-    this.hooks.persistLease?.(stream, lease)
     state.lease = lease
     return leaseResult(stream, lease)
   }
