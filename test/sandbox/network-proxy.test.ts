@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { Bash, createBubblewrap, createKernel, replay, type Sandbox, type SandboxOptions } from '../../src/index.js'
 import { domainMatches } from '../../src/adapters/domain-proxy.js'
 import { bubblewrap } from '../programs.js'
@@ -89,13 +89,21 @@ describe.skipIf(!bubblewrap)('only the allowed domains, through the proxy (needs
 
   const sandbox: SandboxOptions = { mode: 'workspace-write', network: { allowDomains: ['localhost'] } }
 
+  /** A kernel closed when the test ends: its proxy's socket directory goes with it. */
+  function closedAfter<K extends { close(): Promise<void> }>(kernel: K): K {
+    onTestFinished(() => kernel.close())
+    return kernel
+  }
+
   async function run(args: string, options: { sandbox?: SandboxOptions } = { sandbox }) {
-    const kernel = createKernel({
-      tools: [Bash],
-      cwd: place.ws,
-      permissions: { mode: 'bypassPermissions' },
-      ...options,
-    })
+    const kernel = closedAfter(
+      createKernel({
+        tools: [Bash],
+        cwd: place.ws,
+        permissions: { mode: 'bypassPermissions' },
+        ...options,
+      }),
+    )
     const { message } = await kernel.runTurn({
       role: 'assistant',
       content: [
@@ -141,7 +149,9 @@ describe.skipIf(!bubblewrap)('only the allowed domains, through the proxy (needs
   })
 
   it('the exit code and output of the command come through the forwarder', async () => {
-    const kernel = createKernel({ tools: [Bash], cwd: place.ws, permissions: { mode: 'bypassPermissions' }, sandbox })
+    const kernel = closedAfter(
+      createKernel({ tools: [Bash], cwd: place.ws, permissions: { mode: 'bypassPermissions' }, sandbox }),
+    )
     const { message } = await kernel.runTurn({
       role: 'assistant',
       content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo out; exit 3' } }],
