@@ -100,6 +100,27 @@ describe('durable approvals', () => {
     expect(done.events.filter((e) => e.type === 'tool.result')).toHaveLength(1)
   })
 
+  it('an answer the log records for other input than the parked call has denies, whatever it said', async () => {
+    const kernel = testKernel([Asker], { ports: { clock: fixedClock(), ids: counterIds() } })
+    await kernel.runTurn(assistant(['a', 'Asker', { text: 'shown' }]))
+    const [pending] = kernel.pendingApprovals()
+    await kernel.answer('a', { behavior: 'allow', digest: pending?.digest ?? '' })
+    // Control: the log as written replays.
+    expect((await replay(kernel.log.read(), { tools: [Asker] })).ok).toBe(true)
+    // The same log with the answer bound to other input (edited, or a digest mixed up): the
+    // engine denies where the log says it allowed.
+    // Edited: the answer's digest. (An edited permission.pending diverges earlier, at itself: the
+    // engine computes the digest it parks with.)
+    const edited = kernel.log
+      .read()
+      .map((e) => (e.type === 'permission.answered' ? { ...e, digest: `${e.digest}0` } : e))
+    const again = await replay(edited, { tools: [Asker] })
+    expect(again.ok).toBe(false)
+    expect(again.ok === false && again.divergence.message).toMatch(
+      /the answer was given for other input than this call has, so it does not count/,
+    )
+  })
+
   it('allow with edited input validates it again', async () => {
     const kernel = testKernel([Asker], { ports: { clock: fixedClock(), ids: counterIds() } })
     await kernel.runTurn(assistant(['a', 'Asker', { text: 'A' }]))
