@@ -93,11 +93,10 @@ export class MemoryEventStore implements EventStore {
     return state
   }
 
-  #push(state: StreamState, stream: string, event: KernelEvent): StoredEvent {
+  #push(state: StreamState, stream: string, event: KernelEvent): void {
     const stored = { stream, version: state.events.length + 1, position: String(this.#all.length + 1), event }
     state.events.push(stored)
     this.#all.push(stored)
-    return stored
   }
 
   append(stream: string, events: readonly KernelEvent[], options: AppendOptions): Promise<AppendResult> {
