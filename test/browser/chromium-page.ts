@@ -55,6 +55,7 @@ export interface G {
   }
   location: { hash: string; href: string }
   getComputedStyle(element: unknown): { backgroundColor: string }
+  requestAnimationFrame(callback: () => void): number
   __pwned?: unknown
   __violations: string[]
 }
@@ -131,6 +132,23 @@ export const waitForText = (page: Page, selector: string, text: string | null) =
     selector,
     text,
   )
+
+/**
+ * Types into the history's filter box and waits until the page has drawn the last keystroke.
+ * The history redraws once per animation frame, so a count read earlier may be an earlier
+ * keystroke's ("toolu_l" can match as many events as "toolu_load") and its rows are replaced,
+ * detached, a frame later: CI under load clicked such a row.
+ */
+export const typeHistoryFilter = async (page: Page, text: string): Promise<void> => {
+  await page.type('#h-text', text)
+  await page.evaluate(
+    () =>
+      new Promise<void>((done) => {
+        const raf = (globalThis as unknown as G).requestAnimationFrame
+        raf(() => raf(() => done()))
+      }),
+  )
+}
 
 // Rows are drawn lazily and redrawn when the detail opens: a row found just before a redraw
 // is detached by the time it is clicked, so find it again (a machine under load shows this).

@@ -24,6 +24,7 @@ import {
   type Opened,
   openTimeline,
   texts,
+  typeHistoryFilter,
   waitForText,
 } from './chromium-page.js'
 import { HOSTILE_IMG, HOSTILE_SCRIPT, hostileSession, largeSession } from './timeline-logs.js'
@@ -91,7 +92,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     expect(new Set(await attrs(page, '#h-rows tr.ev', 'data-type'))).toEqual(new Set(['tool.result']))
     // Free text looks through each event's summary and whole JSON.
     await page.select('#h-type', '')
-    await page.type('#h-text', 'Milk')
+    await typeHistoryFilter(page, 'Milk')
     const history = projectEventHistory(shared.demo)
     const milk = history.filter(([s, e]) => `${s}\n${JSON.stringify(e)}`.toLowerCase().includes('milk'))
     await waitForText(page, '#h-shown', `showing ${milk.length} of ${shared.demo.length} events`)
@@ -99,7 +100,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     expect(await shownEvents(page)).toEqual(milk.map(([, e]) => String(e.seq)))
     await page.click('#h-text', { count: 3 })
     await page.keyboard.press('Backspace')
-    await page.type('#h-text', 'toolu_load')
+    await typeHistoryFilter(page, 'toolu_load')
     const load = shared.demo.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_load')
     await waitForText(page, '#h-shown', `showing ${load.length} of ${shared.demo.length} events`)
     expect(await shownEvents(page)).toEqual(load.map((e) => String(e.seq)))
@@ -213,7 +214,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     const jsons = await page.$$eval('#h-rows tr.json pre', (nodes) => nodes.map((n) => n.textContent ?? ''))
     expect(jsons.map((j) => JSON.parse(j) as unknown)).toEqual(projectEventHistory(events).map(([, e]) => e))
     expect(jsons.join('\n')).toContain(HOSTILE_IMG.replace(/"/g, '\\"'))
-    await page.type('#h-text', HOSTILE_SCRIPT)
+    await typeHistoryFilter(page, HOSTILE_SCRIPT)
     await page.waitForFunction(() =>
       /^showing [1-9]/.test((globalThis as unknown as G).document.querySelector('#h-shown')?.textContent ?? ''),
     )
@@ -252,7 +253,7 @@ describe.skipIf(!chromium)('the timeline page’s event history, messages and li
     await call.page.$eval('#h-scroll', (s) => s.scrollTo(0, s.scrollHeight))
     await drawn(599)
     const filterStarted = performance.now()
-    await call.page.type('#h-text', 'toolu_42_7"')
+    await typeHistoryFilter(call.page, 'toolu_42_7"')
     const ownEvents = events.filter((e) => 'toolUseId' in e && e.toolUseId === 'toolu_42_7').length
     await waitForText(call.page, '#h-shown', `showing ${ownEvents} of ${events.length} events`)
     const filterMs = performance.now() - filterStarted
