@@ -403,7 +403,7 @@ describe('streaming and batch turns', () => {
 })
 
 describe('outside answers, each at its recorded moment', () => {
-  it("waits for a tool's own asynchronous permission check before moving on", { timeout: 10_000 }, async () => {
+  it("waits for a tool's own asynchronous permission check before moving on", async () => {
     const kernel = testKernel([Guarded])
     await kernel.runTurn(assistant(['a', 'Guarded', { text: 'yes' }]))
     await kernel.runTurn(assistant(['b', 'Guarded', { text: 'no' }]))

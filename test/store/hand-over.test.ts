@@ -64,5 +64,5 @@ describe.skipIf(!built)('JSONL: a session moves to another process', () => {
     expect(() => b.handOver({ format: 'gemini' } as never)).toThrow(/format must be one of/)
     expect(() => b.handOver({ provider: 'openai' } as never)).toThrow(/unknown option "provider"/)
     await b.close()
-  }, 40_000)
+  }, 120_000)
 })

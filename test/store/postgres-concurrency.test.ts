@@ -207,5 +207,5 @@ describe.skipIf(postgres === undefined)('postgres: many processes', () => {
     child.stdin.end()
     await exited(child)
     await store.close()
-  }, 30_000)
+  }, 120_000)
 })

@@ -90,7 +90,7 @@ describe.skipIf(postgres === undefined)('postgres: a session moves between proce
     const loaded = await loadSession(`${url}#moving`, { err: () => undefined })
     expect(loaded).toEqual(stored)
     await store.close()
-  }, 40_000)
+  }, 120_000)
 
   it('the server restarts (-m immediate) between turns: the next turn is retried onto it, nothing lost or doubled', async () => {
     const store = createPostgresEventStore({ connection: url })
@@ -103,5 +103,5 @@ describe.skipIf(postgres === undefined)('postgres: a session moves between proce
     await kernel.close()
     expect((await store.read('restart')).map((e) => e.event)).toEqual(kernel.log.read())
     await store.close()
-  }, 30_000)
+  }, 120_000)
 })
