@@ -13,8 +13,10 @@
  *    1, 10, 100 sessions in one process and spread over 4 processes; 100 sessions with group
  *    commit off (each append its own round trip, as before); and LangGraph's PostgreSQL
  *    checkpointer writing one checkpoint per tool step, in the same sessions × processes.
+ * 3. Resume time against log length: bench/resume.mjs, run at the end (BENCH_SCALE_RESUME=0: not).
  *
- * Prints Markdown; `--out FILE` writes it there too; the plot goes to docs/scale-calls.svg.
+ * Prints Markdown; `--out FILE` writes it there too (the resume table to FILE-resume.md); the plot
+ * goes to docs/scale-calls.svg.
  * BENCH_SCALE_SECONDS (default 6) is each PostgreSQL row's window; BENCH_SCALE_SESSIONS (default
  * "1000,10000") the in-process sizes.
  */
@@ -553,6 +555,16 @@ async function main() {
   console.log(md.join('\n'))
   const out = process.argv.indexOf('--out')
   if (out !== -1) writeFileSync(process.argv[out + 1], md.join('\n'))
+  // Resume time against log length, issue 33's third row, in the same run (BENCH_SCALE_RESUME=0
+  // leaves it out; `npm run bench:resume` runs it alone): its own table, written beside --out.
+  if (process.env.BENCH_SCALE_RESUME !== '0') {
+    console.log('\n### Resume time against log length (bench/resume.mjs)\n')
+    const resumeOut = out === -1 ? [] : ['--out', process.argv[out + 1].replace(/(\.md)?$/, '-resume.md')]
+    const resume = spawnSync(process.execPath, [new URL('resume.mjs', import.meta.url).pathname, ...resumeOut], {
+      stdio: 'inherit',
+    })
+    if (resume.status !== 0) process.exitCode = 1
+  }
 }
 
 const [mode, ...args] = process.argv.slice(2)
