@@ -15,7 +15,7 @@
  * reaches nothing. Matching is on the name the client asks for (exact, or `*.suffix` for its
  * subdomains); what that name resolves to is the name's owner's business, as in Claude Code.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import type { IncomingMessage, Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -37,7 +37,9 @@ export interface DomainProxy {
 
 /** A proxy allowing `domains` (`example.com` exactly, `*.example.com` its subdomains); it listens from `start`. */
 export function createDomainProxy(domains: readonly string[]): DomainProxy {
-  const dir = mkdtempSync(join(tmpdir(), 'toolkernel-proxy-'))
+  // Once per process: what processes killed by a signal left (their exit handler never ran).
+  swept ??= sweepStaleProxyDirs(tmpdir()).catch(() => 0)
+  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`))
   made.add(dir)
   const socket = join(dir, 'proxy.sock')
   const allowed = (host: string): boolean => domains.some((pattern) => domainMatches(pattern, host))
@@ -209,3 +211,64 @@ const made = new Set<string>()
 process.once('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true })
 })
+
+const PREFIX = 'toolkernel-proxy-'
+const STALE_NAME = /^toolkernel-proxy-(\d+)-[A-Za-z0-9]{6}$/
+let swept: Promise<number> | undefined
+
+/**
+ * Removes the socket directories in `root` that proxies of ended processes left: a process killed
+ * by a signal never runs its exit handler. A directory names its process; it is removed only when
+ * it is this user's directory (never a link), its process is gone, and nothing listens on its
+ * socket — a process in another pid namespace sharing the temp directory still answers there.
+ * How many it removed; errors leave a directory as it is.
+ */
+export async function sweepStaleProxyDirs(root: string): Promise<number> {
+  let names: string[]
+  try {
+    names = readdirSync(root)
+  } catch {
+    return 0
+  }
+  const uid = process.getuid?.()
+  let removed = 0
+  for (const name of names) {
+    const pid = Number(STALE_NAME.exec(name)?.[1] ?? Number.NaN)
+    if (!Number.isSafeInteger(pid) || processAlive(pid)) continue
+    const dir = join(root, name)
+    try {
+      const stat = lstatSync(dir)
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue
+      if (await socketAnswers(join(dir, 'proxy.sock'))) continue
+      rmSync(dir, { recursive: true, force: true })
+      removed++
+    } catch {
+      // Gone already (another process swept it), or not ours to remove.
+    }
+  }
+  return removed
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Whether something accepts a connection on the unix socket at `path` (no socket file: no). */
+function socketAnswers(path: string): Promise<boolean> {
+  const { connect } = builtin('node:net')
+  return new Promise((resolve) => {
+    const socket = connect(path)
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
