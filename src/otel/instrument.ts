@@ -19,6 +19,7 @@ import { createTelemetryReducer, type TelemetryOptions } from '../projections/te
 import { textOf } from '../tools/to-api-format.js'
 import type { Tool } from '../tools/tool.types.js'
 import { guarded } from '../util/guarded.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 import { TOOLKERNEL_VERSION } from '../version.js'
 import { createTelemetryExporter } from './exporter.js'
 
@@ -48,6 +49,17 @@ export interface InstrumentOptions extends Omit<TelemetryOptions, 'replayed'> {
   parentOf?: (turnId: string) => Context | undefined
 }
 
+const INSTRUMENT_OPTIONS = optionNames<InstrumentOptions>()(
+  'tracer',
+  'meter',
+  'session',
+  'parentOf',
+  'captureContent',
+  'maxContentChars',
+  'descriptions',
+  'toolType',
+)
+
 export interface Instrumentation {
   /** Stops listening and ends turn spans still open. */
   stop(): void
@@ -63,6 +75,7 @@ export interface Instrumentation {
  * await tracer.startActiveSpan('invoke_agent', async (span) => { await kernel.runTurn(message); span.end() })
  */
 export function instrumentKernel(kernel: EventSource, options: InstrumentOptions = {}): Instrumentation {
+  checkOptionsObject('instrumentKernel', options, INSTRUMENT_OPTIONS)
   const tracer = options.tracer ?? trace.getTracer('toolkernel', TOOLKERNEL_VERSION)
   const meter = options.meter ?? registeredMeter()
   const captured = new Map<string, Context>()
