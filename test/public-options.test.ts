@@ -148,7 +148,10 @@ const OTEL: Record<string, Entry> = {
     bogus: () => otel.createTelemetryExporter({ tracer: trace.getTracer('test'), ...BOGUS } as never),
     takes: ['tracer', 'meter', 'session', 'parentOf'],
   },
-  projectTelemetry: { bogus: () => otel.projectTelemetry([], BOGUS as never), takes: [...TELEMETRY_OPTIONS, 'replayed'] },
+  projectTelemetry: {
+    bogus: () => otel.projectTelemetry([], BOGUS as never),
+    takes: [...TELEMETRY_OPTIONS, 'replayed'],
+  },
   createTelemetryReducer: {
     bogus: () => otel.createTelemetryReducer(BOGUS as never),
     takes: [...TELEMETRY_OPTIONS, 'replayed'],
@@ -244,11 +247,13 @@ it('every entry package.json exports is walked', () => {
 })
 
 describe.each(
-  Object.entries(ENTRIES).map(([subpath, [exports, table]]): [string, Record<string, unknown>, Record<string, Entry>] => [
-    subpath === '.' ? 'toolkernel' : `toolkernel/${subpath.slice(2)}`,
-    exports,
-    table,
-  ]),
+  Object.entries(ENTRIES).map(
+    ([subpath, [exports, table]]): [string, Record<string, unknown>, Record<string, Entry>] => [
+      subpath === '.' ? 'toolkernel' : `toolkernel/${subpath.slice(2)}`,
+      exports,
+      table,
+    ],
+  ),
 )('%s: every exported function', (_entry, exports, table) => {
   it('is in the table (a new one says whether it takes options)', () => {
     expect(functionsOf(exports)).toEqual(Object.keys(table).sort())

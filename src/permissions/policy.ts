@@ -292,7 +292,14 @@ async function askTheApp(
   }
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
-  const request: PermissionRequest = { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions, flags: flags() }
+  const request: PermissionRequest = {
+    tool: tool.name,
+    toolUseId: context.toolUseId,
+    input,
+    reason,
+    suggestions,
+    flags: flags(),
+  }
   if (options.parentToolUseId !== undefined) request.parentToolUseId = options.parentToolUseId
   return answerOf(options, options.canUseTool, tool, input, request, context, park)
 }

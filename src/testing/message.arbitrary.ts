@@ -53,7 +53,13 @@ export const HOSTILE_TOOL_USE_IDS: readonly string[] = [
 ]
 
 /** Every option of `MessageOptions` (an unknown one is refused, decision 118). */
-export const MESSAGE_OPTIONS = optionNames<MessageOptions>()('inputs', 'maxCalls', 'invalidShare', 'hostile', 'truncated')
+export const MESSAGE_OPTIONS = optionNames<MessageOptions>()(
+  'inputs',
+  'maxCalls',
+  'invalidShare',
+  'hostile',
+  'truncated',
+)
 
 /** A tool_use block for one of `tools`, with a valid input from its schema (or `inputs`). */
 export function toolUseInputs(tools: readonly Tool[], options: MessageOptions = {}): fc.Arbitrary<[string, unknown]> {

@@ -104,7 +104,12 @@ function install(name: string): string {
     const run = spawnSync(
       'npm',
       ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', '--engine-strict=false'],
-      { cwd: dir, encoding: 'utf8', timeout: CONSUMER_MS - 10_000, env: { ...process.env, npm_config_offline: 'false' } },
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: CONSUMER_MS - 10_000,
+        env: { ...process.env, npm_config_offline: 'false' },
+      },
     )
     if (run.status !== 0)
       throw new Error(`consumer ${name}: npm install from the registry failed (${run.status}): ${run.stderr}`)

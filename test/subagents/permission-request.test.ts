@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, createKernel, type ChildOptions, type ChildSession, type PermissionRequest } from '../../src/index.js'
+import {
+  buildTool,
+  createKernel,
+  type ChildOptions,
+  type ChildSession,
+  type PermissionRequest,
+} from '../../src/index.js'
 
 const schema = z.object({ what: z.string() })
 const Deploy = buildTool({
@@ -16,7 +22,12 @@ const Deploy = buildTool({
   call: async ({ what }) => `deployed ${what}`,
 })
 
-const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name, input })
+const use = (id: string, name: string, input: Record<string, unknown>) => ({
+  type: 'tool_use' as const,
+  id,
+  name,
+  input,
+})
 
 describe("a subagent's permission request", () => {
   it('carries the parent call it runs under; a top-level call has none', async () => {

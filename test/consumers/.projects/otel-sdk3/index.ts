@@ -2,6 +2,8 @@
 // 2.x line's @opentelemetry/sdk-trace-base renamed; BasicTracerProvider is TracerProvider) wiring
 // `toolkernel/otel` as docs/telemetry.md shows: strict, exactOptionalPropertyTypes, no casts,
 // skipLibCheck: false. SDK 3 needs Node 22 at run time, so this consumer is type-checked only.
+// package.json pins one release of the line (3.1.0, the OTLP exporter's 0.301.0 depends on
+// exactly it), so npm installs one copy of each package.
 import { context, trace, type Tracer } from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
