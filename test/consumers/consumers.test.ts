@@ -101,15 +101,26 @@ function install(name: string): string {
   cpSync(join(PROJECTS, name), dir, { recursive: true })
   const own = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: object }
   if (own.dependencies !== undefined) {
+    // Into the copy and nowhere else: `--prefix` names it, and what `npm test` hands its scripts
+    // about the repo (its prefixes, its package fields) is not passed on; the registry settings are.
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) => !/^npm_(config_(local_|global_)?prefix$|package_|lifecycle_)/i.test(key),
+      ),
+    )
     const run = spawnSync(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', '--engine-strict=false'],
-      {
-        cwd: dir,
-        encoding: 'utf8',
-        timeout: CONSUMER_MS - 10_000,
-        env: { ...process.env, npm_config_offline: 'false' },
-      },
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--no-package-lock',
+        '--engine-strict=false',
+      ],
+      { cwd: dir, encoding: 'utf8', timeout: CONSUMER_MS - 10_000, env },
     )
     if (run.status !== 0)
       throw new Error(`consumer ${name}: npm install from the registry failed (${run.status}): ${run.stderr}`)
