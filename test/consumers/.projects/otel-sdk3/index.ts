@@ -41,9 +41,10 @@ const spans = new InMemorySpanExporter()
 export const provider = new TracerProvider({
   resource: resourceFromAttributes({ 'service.name': 'my-agent' }),
   idGenerator: telemetryIdGenerator(fallback),
+  // SDK 3's processors take an options object (2.x: the exporter itself).
   spanProcessors: [
-    new SimpleSpanProcessor(spans),
-    new BatchSpanProcessor(new OTLPTraceExporter({ url: 'http://127.0.0.1:4318/v1/traces' })),
+    new SimpleSpanProcessor({ exporter: spans }),
+    new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: 'http://127.0.0.1:4318/v1/traces' }) }),
   ],
 })
 trace.setGlobalTracerProvider(provider)
