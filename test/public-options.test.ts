@@ -3,8 +3,9 @@
  * object refuses a key it does not know, naming the ones it takes; the rest take none. The walk
  * covers every function of every entry package.json exports (`toolkernel`, `/loop`, `/testing`,
  * `/otel`, `/postgres`, `/ai-sdk`, `/mcp`) and `buildTool`'s definition: a new function fails
- * here until it says which it is, a new entry until it has a table. The lists the kernel checks against are compared with its option interfaces
- * at compile time, so an option added to an interface and not to its list is a type error.
+ * here until it says which it is, a new entry until it has a table. The lists the kernel checks
+ * against are compared with its option interfaces at compile time, so an option added to an
+ * interface and not to its list is a type error.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

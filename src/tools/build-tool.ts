@@ -137,7 +137,7 @@ function assertDefinition(def: ToolDef<any, any, any>): void {
       `buildTool: name ${JSON.stringify(def.name)} must be 1-64 characters of letters, digits, _ or -`,
     )
   }
-  // A misspelt field (`isReadonly`, `concurrencySafe`) would otherwise leave its fail-closed default in force, silently.
+  // A misspelt field (`isReadonly`) would otherwise leave its fail-closed default in force, silently.
   checkKnownOptions(`buildTool(${def.name})`, def, TOOL_DEF_KEYS)
   if (typeof def.call !== 'function') throw new TypeError(`buildTool(${def.name}): call must be a function`)
   if (typeof def.description !== 'function')
