@@ -116,6 +116,7 @@ export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs,
       approvals: inputs.approvals,
       record,
       shell: inputs.shell,
+      parentToolUseId,
     }),
   }
   return { tools: () => tools, rules, permissions: () => ({ mode: mode(), allow, ask, deny }), mode, services, pool }

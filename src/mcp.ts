@@ -10,6 +10,7 @@ import { openMcpConnection } from './adapters/mcp-connection.js'
 import { parseMcpConfig, type McpConfig } from './mcp/config.js'
 import type { McpElicitHandler } from './mcp/elicitation.js'
 import { createMcpToolSource, type McpToolSource } from './mcp/source.js'
+import { checkKnownOptions, checkOptionsObject, optionNames } from './util/known-options.js'
 
 export { parseMcpConfig, type McpConfig, type McpServerConfig, type ParsedConfig } from './mcp/config.js'
 export type { McpElicitDecision, McpElicitHandler, McpElicitRequest } from './mcp/elicitation.js'
@@ -57,6 +58,30 @@ export interface McpOptions {
   clientInfo?: { name: string; version: string }
 }
 
+const MCP_OPTIONS = optionNames<McpOptions>()(
+  'trusted',
+  'cwd',
+  'env',
+  'callTimeoutMs',
+  'maxCallTimeoutMs',
+  'connectTimeoutMs',
+  'restart',
+  'servers',
+  'elicit',
+  'maxMessageBytes',
+  'clientInfo',
+)
+const RESTART_OPTIONS = optionNames<NonNullable<McpOptions['restart']>>()('initialDelayMs', 'maxDelayMs')
+const SERVER_OPTIONS = optionNames<NonNullable<McpOptions['servers']>[string]>()('callTimeoutMs', 'maxCallTimeoutMs')
+
+/** Refuses an option `connectMcpServers` does not know, nested ones too (decision 118). */
+function checkMcpOptions(options: McpOptions): void {
+  checkOptionsObject('connectMcpServers', options, MCP_OPTIONS)
+  checkKnownOptions('connectMcpServers: restart', options.restart, RESTART_OPTIONS)
+  for (const [server, own] of Object.entries(options.servers ?? {}))
+    checkKnownOptions(`connectMcpServers: servers.${server}`, own, SERVER_OPTIONS)
+}
+
 /**
  * Connects to every server of a configuration and returns their tools as one ToolSource. It
  * returns at once; servers connect in the background (`await source.ready()` to wait for the
@@ -69,6 +94,7 @@ export interface McpOptions {
  * const kernel = createKernel({ tools: [...builtinTools], toolSources: [source] })
  */
 export function connectMcpServers(config: unknown, options: McpOptions = {}): McpToolSource {
+  checkMcpOptions(options)
   const parsed = parseMcpConfig(config, { env: options.env ?? process.env })
   if (!parsed.ok) throw new Error(parsed.error)
   return connectParsed(parsed.config, options)

@@ -1,16 +1,25 @@
 /**
  * No silent options (decision 118): every function of the public entries that takes an options
  * object refuses a key it does not know, naming the ones it takes; the rest take none. The walk
- * covers every function `toolkernel` and `toolkernel/loop` export: a new one fails here until it
- * says which it is. The lists the kernel checks against are compared with its option interfaces
- * at compile time, so an option added to an interface and not to its list is a type error.
+ * covers every function of every entry package.json exports (`toolkernel`, `/loop`, `/testing`,
+ * `/otel`, `/postgres`, `/ai-sdk`, `/mcp`) and `buildTool`'s definition: a new function fails
+ * here until it says which it is, a new entry until it has a table. The lists the kernel checks
+ * against are compared with its option interfaces at compile time, so an option added to an
+ * interface and not to its list is a type error.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { trace } from '@opentelemetry/api'
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { z } from 'zod'
+import * as aiSdk from '../src/ai-sdk/index.js'
 import * as main from '../src/index.js'
 import * as loop from '../src/loop/index.js'
+import * as mcp from '../src/mcp.js'
+import * as otel from '../src/otel/index.js'
+import * as postgres from '../src/postgres/index.js'
+import * as testing from '../src/testing/index.js'
 import {
   KERNEL_OPTIONS,
   type API_TOOLS_OPTIONS,
@@ -93,8 +102,99 @@ const MAIN: Record<string, Entry> = {
       'resumeHistory',
     ].map((name) => [name, 'none' as const]),
   ),
-  // A tool definition: its fields are checked by buildTool's own validation (not yet for unknown keys).
-  buildTool: 'none',
+  // A tool definition: a misspelt field would leave its fail-closed default in force.
+  buildTool: {
+    bogus: () =>
+      main.buildTool({
+        name: 'Tool',
+        description: () => 'A tool.',
+        inputSchema: z.object({}),
+        call: async () => 'done',
+        ...BOGUS,
+      } as never),
+    takes: ['name', 'description', 'inputSchema', 'call', 'isConcurrencySafe', 'isReadOnly', 'interruptBehavior'],
+  },
+}
+
+const MESSAGE_OPTIONS = ['inputs', 'maxCalls', 'invalidShare', 'hostile', 'truncated']
+const TESTING: Record<string, Entry> = {
+  checkToolLayer: {
+    bogus: () => testing.checkToolLayer({ tools: [Echo] }, BOGUS as never),
+    takes: ['numRuns', 'seed', 'faults', 'modes', 'mustNotRun', 'differential', 'onFailure', ...MESSAGE_OPTIONS],
+  },
+  assistantMessages: { bogus: () => testing.assistantMessages([Echo], BOGUS as never), takes: MESSAGE_OPTIONS },
+  toolUseInputs: { bogus: () => testing.toolUseInputs([Echo], BOGUS as never), takes: MESSAGE_OPTIONS },
+  // A message, a schema, tools with a cap and a fault per call, a start time.
+  ...Object.fromEntries(
+    [
+      'anthropicStreams',
+      'openAIChatStreams',
+      'toolUsesOf',
+      'arbitraryForSchema',
+      'invalidForSchema',
+      'instrumentTools',
+      'recordedTools',
+      'fakeClock',
+    ].map((name) => [name, 'none' as const]),
+  ),
+}
+
+const TELEMETRY_OPTIONS = ['captureContent', 'maxContentChars', 'descriptions', 'toolType']
+const OTEL: Record<string, Entry> = {
+  instrumentKernel: {
+    bogus: () => otel.instrumentKernel(kernel(), BOGUS as never),
+    takes: ['tracer', 'meter', 'session', 'parentOf', ...TELEMETRY_OPTIONS],
+  },
+  createTelemetryExporter: {
+    bogus: () => otel.createTelemetryExporter({ tracer: trace.getTracer('test'), ...BOGUS } as never),
+    takes: ['tracer', 'meter', 'session', 'parentOf'],
+  },
+  projectTelemetry: {
+    bogus: () => otel.projectTelemetry([], BOGUS as never),
+    takes: [...TELEMETRY_OPTIONS, 'replayed'],
+  },
+  createTelemetryReducer: {
+    bogus: () => otel.createTelemetryReducer(BOGUS as never),
+    takes: [...TELEMETRY_OPTIONS, 'replayed'],
+  },
+  // Tools, a time, a fallback generator, a session and key, an error, records.
+  ...Object.fromEntries(
+    ['toolDescriptions', 'hrTime', 'telemetryIdGenerator', 'deriveIds', 'classifyToolError', 'chromeTrace'].map(
+      (name) => [name, 'none' as const],
+    ),
+  ),
+}
+
+const POSTGRES: Record<string, Entry> = {
+  // Refused before a pool exists: nothing connects to this address.
+  createPostgresEventStore: {
+    bogus: () => postgres.createPostgresEventStore({ connection: 'postgres://127.0.0.1:1/none', ...BOGUS } as never),
+    takes: ['connection', 'maxConnections', 'idleInTransactionTimeoutMs', 'pollMs', 'groupCommit'],
+  },
+}
+
+const AI_SDK: Record<string, Entry> = {
+  runToolCalls: {
+    bogus: () => aiSdk.runToolCalls(kernel(), { toolCalls: [], finishReason: 'stop' }, BOGUS as never),
+    takes: ['signal'],
+  },
+  startToolCalls: { bogus: () => aiSdk.startToolCalls(kernel(), BOGUS as never), takes: ['signal'] },
+  // A kernel, a step's finish reason, a message and names, approval responses, pending calls.
+  ...Object.fromEntries(
+    ['aiSdkTools', 'stopReasonOfFinish', 'toToolModelMessages', 'answerToolApprovals', 'approvalRequests'].map(
+      (name) => [name, 'none' as const],
+    ),
+  ),
+}
+
+const MCP: Record<string, Entry> = {
+  parseMcpConfig: { bogus: () => mcp.parseMcpConfig({ mcpServers: {} }, BOGUS as never), takes: ['env'] },
+  connectMcpServers: {
+    bogus: () => mcp.connectMcpServers({ mcpServers: {} }, BOGUS as never),
+    takes: ['trusted', 'cwd', 'env', 'callTimeoutMs', 'connectTimeoutMs', 'restart', 'servers', 'elicit'],
+  },
+  // Hints and trust, identities, a schema.
+  ...Object.fromEntries(['flagsFor', 'allocateNames', 'prepareSchema'].map((name) => [name, 'none' as const])),
 }
 
 const LOOP: Record<string, Entry> = {
@@ -128,10 +228,34 @@ async function expectRefused(call: Call, takes: readonly string[]): Promise<void
   for (const name of takes) expect(message).toContain(name)
 }
 
-describe.each([
-  ['toolkernel', main as Record<string, unknown>, MAIN],
-  ['toolkernel/loop', loop as Record<string, unknown>, LOOP],
-])('%s: every exported function', (_entry, exports, table) => {
+/** Each entry package.json exports, its module (as the build maps it) and its table. */
+const ENTRIES: Record<string, [Record<string, unknown>, Record<string, Entry>]> = {
+  '.': [main as Record<string, unknown>, MAIN],
+  './loop': [loop as Record<string, unknown>, LOOP],
+  './testing': [testing as Record<string, unknown>, TESTING],
+  './otel': [otel as Record<string, unknown>, OTEL],
+  './postgres': [postgres as Record<string, unknown>, POSTGRES],
+  './ai-sdk': [aiSdk as Record<string, unknown>, AI_SDK],
+  './mcp': [mcp as Record<string, unknown>, MCP],
+}
+
+it('every entry package.json exports is walked', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    exports: Record<string, unknown>
+  }
+  const entries = Object.keys(pkg.exports).filter((subpath) => subpath !== './package.json')
+  expect(entries.sort()).toEqual(Object.keys(ENTRIES).sort())
+})
+
+describe.each(
+  Object.entries(ENTRIES).map(
+    ([subpath, [exports, table]]): [string, Record<string, unknown>, Record<string, Entry>] => [
+      subpath === '.' ? 'toolkernel' : `toolkernel/${subpath.slice(2)}`,
+      exports,
+      table,
+    ],
+  ),
+)('%s: every exported function', (_entry, exports, table) => {
   it('is in the table (a new one says whether it takes options)', () => {
     expect(functionsOf(exports)).toEqual(Object.keys(table).sort())
   })
@@ -140,6 +264,29 @@ describe.each([
     if (entry === 'none') continue
     it(`${name} refuses an unknown option, naming the ones it takes`, () => expectRefused(entry.bogus, entry.takes))
   }
+})
+
+describe('nested options', () => {
+  it('connectMcpServers refuses unknown restart and per-server options', () => {
+    expect(() => mcp.connectMcpServers({ mcpServers: {} }, { restart: { initialMs: 5 } } as never)).toThrow(
+      'connectMcpServers: restart: unknown option "initialMs" (it takes: initialDelayMs, maxDelayMs)',
+    )
+    expect(() => mcp.connectMcpServers({ mcpServers: {} }, { servers: { docs: { timeoutMs: 5 } } } as never)).toThrow(
+      'connectMcpServers: servers.docs: unknown option "timeoutMs" (it takes: callTimeoutMs, maxCallTimeoutMs)',
+    )
+  })
+
+  it('buildTool names the tool and the misspelt field', () => {
+    expect(() =>
+      main.buildTool({
+        name: 'Lookup',
+        description: () => 'Looks up.',
+        inputSchema: z.object({}),
+        isReadonly: () => true,
+        call: async () => 'found',
+      } as never),
+    ).toThrow(/^buildTool\(Lookup\): unknown option "isReadonly" \(it takes: name, /)
+  })
 })
 
 describe('the kernel', () => {

@@ -50,7 +50,7 @@ class CommittingLog implements StoreLog {
 
   constructor(
     private readonly store: EventStore,
-    private readonly stream: string,
+    readonly stream: string,
     private readonly options: StoreLogOptions,
   ) {
     this.#committed = options.version ?? options.history.length

@@ -31,6 +31,7 @@ import { appendRefusal, assertBatch, assertStreamName, heldText, lostText } from
 import { migrate, SNAPSHOT_ROW } from './postgres-schema.js'
 import { CHANNEL, PostgresListener } from './postgres-listener.js'
 import { startFeed } from './subscribe-event.store.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 export interface PostgresEventStoreOptions {
   /** `postgres://user@host:port/db`, or a node-postgres pool configuration. */
@@ -490,7 +491,16 @@ function parseRows(rows: readonly EventRow[]): StoredEvent[] {
  * const store = createPostgresEventStore({ connection: 'postgres://app@db:5432/agents' })
  * const kernel = createKernel({ tools, store, session: 'session-42' })
  */
+const POSTGRES_OPTIONS = optionNames<PostgresEventStoreOptions>()(
+  'connection',
+  'maxConnections',
+  'idleInTransactionTimeoutMs',
+  'pollMs',
+  'groupCommit',
+)
+
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
+  checkOptionsObject('createPostgresEventStore', options, POSTGRES_OPTIONS)
   return new PostgresEventStore(options)
 }
 

@@ -8,7 +8,9 @@ import { z } from 'zod'
 import type { Turn } from '../actors/turn/turn.types.js'
 import type { Kernel } from '../kernel.js'
 import type { TurnUpdate } from '../projections/updates.projection.js'
+import { checkOptionsObject } from '../util/known-options.js'
 import {
+  AI_SDK_TURN_OPTIONS,
   ownCalls,
   stopReasonOfFinish,
   toolMessagesFor,
@@ -75,6 +77,7 @@ export function startToolCalls(
   kernel: Pick<Kernel, 'startTurn'>,
   options: AiSdkTurnOptions = {},
 ): AiSdkStreamedToolCalls {
+  checkOptionsObject('startToolCalls', options, AI_SDK_TURN_OPTIONS)
   return new StreamedToolCalls(kernel.startTurn(options.signal === undefined ? {} : { signal: options.signal }))
 }
 

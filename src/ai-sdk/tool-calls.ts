@@ -11,6 +11,7 @@ import { z } from 'zod'
 import type { TurnResult } from '../actors/turn/turn.types.js'
 import type { Kernel } from '../kernel.js'
 import { toToolModelMessages } from './tool-output.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 /** A tool call as the AI SDK reports it (`TypedToolCall`, a `tool-call` stream part). */
 export interface AiSdkToolCall {
@@ -51,6 +52,9 @@ export interface AiSdkTurnOptions {
   /** Interrupts the turn (pass the one given to the AI SDK): queued calls are cancelled. */
   signal?: AbortSignal
 }
+
+/** Every option of `AiSdkTurnOptions` (an unknown one is refused, decision 118). */
+export const AI_SDK_TURN_OPTIONS = optionNames<AiSdkTurnOptions>()('signal')
 
 const ToolCallSchema = z.looseObject({
   toolCallId: z.string().min(1),
@@ -126,6 +130,7 @@ export async function runToolCalls(
   step: AiSdkStep,
   options: AiSdkTurnOptions = {},
 ): Promise<AiSdkToolCallsResult> {
+  checkOptionsObject('runToolCalls', options, AI_SDK_TURN_OPTIONS)
   const parsed = StepSchema.safeParse(step)
   if (!parsed.success)
     throw new TypeError(

@@ -4,6 +4,7 @@
  * `${VAR}` and `${VAR:-default}` expanded from the environment the app passes in.
  */
 import { z } from 'zod'
+import { checkOptionsObject } from '../util/known-options.js'
 
 const ServerName = z
   .string()
@@ -54,6 +55,7 @@ export function parseMcpConfig(
   value: unknown,
   options: { env?: Readonly<Record<string, string | undefined>> } = {},
 ): ParsedConfig {
+  checkOptionsObject('parseMcpConfig', options, ['env'])
   const parsed = McpConfigSchema.safeParse(value)
   if (!parsed.success) return { ok: false, error: describe(parsed.error.issues, []) }
   const problems: string[] = []

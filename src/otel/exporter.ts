@@ -26,6 +26,7 @@ import {
   type TelemetryRecords,
 } from '../projections/telemetry.projection.js'
 import { deriveIds, withIds } from './ids.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 export interface TelemetryExporterOptions {
   tracer: Tracer
@@ -39,6 +40,8 @@ export interface TelemetryExporterOptions {
    */
   parentOf?: (turnId: string) => Context | undefined
 }
+
+const EXPORTER_OPTIONS = optionNames<TelemetryExporterOptions>()('tracer', 'meter', 'session', 'parentOf')
 
 export interface TelemetryExporter {
   /** Exports finished records (a reducer's output, in order). */
@@ -69,6 +72,7 @@ const DESCRIPTIONS: Record<MetricName, string> = {
  * exporter.end()
  */
 export function createTelemetryExporter(options: TelemetryExporterOptions): TelemetryExporter {
+  checkOptionsObject('createTelemetryExporter', options, EXPORTER_OPTIONS)
   const session = options.session ?? ''
   const turns = new Map<string, { span: Span; ctx: Context; lastMs: number }>()
   const histograms = options.meter === undefined ? undefined : createHistograms(options.meter)

@@ -14,9 +14,8 @@ export { createTelemetryExporter, hrTime, type TelemetryExporter, type Telemetry
 export { telemetryIdGenerator, deriveIds, type SpanIdGenerator, type DerivedIds } from './ids.js'
 export { classifyToolError, TelemetrySafeError } from './classify-error.js'
 export { chromeTrace, type ChromeTrace, type TraceEvent } from './chrome-trace.js'
+export { projectTelemetry, createTelemetryReducer } from './telemetry-options.js'
 export {
-  projectTelemetry,
-  createTelemetryReducer,
   METRICS,
   FAILURE_ERROR_TYPES,
   ERRNO_CODES,

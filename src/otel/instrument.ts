@@ -19,13 +19,18 @@ import { createTelemetryReducer, type TelemetryOptions } from '../projections/te
 import { textOf } from '../tools/to-api-format.js'
 import type { Tool } from '../tools/tool.types.js'
 import { guarded } from '../util/guarded.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 import { TOOLKERNEL_VERSION } from '../version.js'
 import { createTelemetryExporter } from './exporter.js'
 
-/** What instrumenting needs of a kernel: its live event stream (`kernel.log.events$`). */
+/**
+ * What instrumenting needs of a kernel: its live event stream (`kernel.log.events$`), and the
+ * store's stream when the log has one (a kernel over a store: its session id).
+ */
 export interface EventSource {
   readonly log: {
     readonly events$: { subscribe(observer: (event: KernelEvent) => void): { unsubscribe(): void } }
+    readonly stream?: string | undefined
   }
 }
 
@@ -34,11 +39,26 @@ export interface InstrumentOptions extends Omit<TelemetryOptions, 'replayed'> {
   tracer?: Tracer
   /** Default: the global meter provider's `toolkernel` meter (as registered when `instrumentKernel` is called). */
   meter?: Meter
-  /** Mixed into every derived span id (the app's session or conversation id). */
+  /**
+   * The conversation: `gen_ai.conversation.id` on every span, and mixed into every derived span
+   * id. Default: the session of a kernel over a store (`createKernel({ store, session })`); a
+   * kernel over a log of its own has none unless given here.
+   */
   session?: string
   /** The context each turn hangs from. Default: the context active when the turn started. */
   parentOf?: (turnId: string) => Context | undefined
 }
+
+const INSTRUMENT_OPTIONS = optionNames<InstrumentOptions>()(
+  'tracer',
+  'meter',
+  'session',
+  'parentOf',
+  'captureContent',
+  'maxContentChars',
+  'descriptions',
+  'toolType',
+)
 
 export interface Instrumentation {
   /** Stops listening and ends turn spans still open. */
@@ -55,14 +75,16 @@ export interface Instrumentation {
  * await tracer.startActiveSpan('invoke_agent', async (span) => { await kernel.runTurn(message); span.end() })
  */
 export function instrumentKernel(kernel: EventSource, options: InstrumentOptions = {}): Instrumentation {
+  checkOptionsObject('instrumentKernel', options, INSTRUMENT_OPTIONS)
   const tracer = options.tracer ?? trace.getTracer('toolkernel', TOOLKERNEL_VERSION)
   const meter = options.meter ?? registeredMeter()
   const captured = new Map<string, Context>()
+  const session = options.session ?? kernel.log.stream
   const parentOf = options.parentOf ?? ((turnId: string) => captured.get(turnId))
   const exporter = createTelemetryExporter({
     tracer,
     ...(meter !== undefined ? { meter } : {}),
-    ...(options.session !== undefined ? { session: options.session } : {}),
+    ...(session !== undefined ? { session } : {}),
     parentOf,
   })
   const reducer = createTelemetryReducer(options)

@@ -32,6 +32,8 @@ export interface PermissionRequest {
    * tool's name for people and the activity text (`Reading src/a.ts`) to show in the prompt.
    */
   flags: CallFlags
+  /** A subagent's call: the id of the parent's call it runs under (docs/subagents.md). */
+  parentToolUseId?: string
 }
 
 /**
@@ -113,6 +115,8 @@ export interface PolicyOptions {
   record(event: KernelEventInput): void
   /** The shell analysis the kernel hands its tools: what a tool's read-only verdict may consult. */
   shell: ShellAnalyzer
+  /** A child session's policy: the parent's call its calls run under, told to `canUseTool`. */
+  parentToolUseId?: string | undefined
 }
 
 type Verdict = PermissionVerdict & { behavior: 'allow' | 'deny' | 'ask'; rule?: string }
@@ -288,7 +292,15 @@ async function askTheApp(
   }
   const ids = { turnId: context.turnId, toolUseId: context.toolUseId }
   options.record({ type: 'permission.requested', ...ids, tool: tool.name, reason, suggestions })
-  const request = { tool: tool.name, toolUseId: context.toolUseId, input, reason, suggestions, flags: flags() }
+  const request: PermissionRequest = {
+    tool: tool.name,
+    toolUseId: context.toolUseId,
+    input,
+    reason,
+    suggestions,
+    flags: flags(),
+  }
+  if (options.parentToolUseId !== undefined) request.parentToolUseId = options.parentToolUseId
   return answerOf(options, options.canUseTool, tool, input, request, context, park)
 }
 

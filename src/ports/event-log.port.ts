@@ -25,4 +25,10 @@ export interface EventLog {
    * without it (memory) stores each event on `append`.
    */
   fence?(): Promise<void>
+  /**
+   * The store's stream this log appends to — a store-backed session's id (`createKernel({ store,
+   * session })`); absent for a log of its own (memory, JSONL file). Telemetry names the
+   * conversation after it (docs/telemetry.md).
+   */
+  readonly stream?: string
 }

@@ -24,9 +24,11 @@ import {
   type ProbedHook,
 } from './instrumented-tools.js'
 import { canonicalJson } from '../util/canonical-json.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 import {
   anthropicStreams,
   assistantMessagesWith,
+  MESSAGE_OPTIONS,
   openAIChatStreams,
   toolUsesOf,
   type ArbitraryAssistantMessage,
@@ -89,6 +91,24 @@ interface Run {
   cut: number
 }
 
+const CHECK_OPTIONS = [
+  ...optionNames<Omit<CheckToolLayerOptions, keyof MessageOptions>>()(
+    'numRuns',
+    'seed',
+    'path',
+    'faults',
+    'aborts',
+    'modes',
+    'turnTimeoutMs',
+    'abortBoundMs',
+    'settleMs',
+    'mustNotRun',
+    'differential',
+    'onFailure',
+  ),
+  ...MESSAGE_OPTIONS,
+]
+
 const DEFAULTS = { numRuns: 25, turnTimeoutMs: 10_000, abortBoundMs: 2_000, settleMs: 500 }
 
 /**
@@ -106,6 +126,7 @@ export async function checkToolLayer(
   config: ToolLayerConfig | (() => ToolLayerConfig),
   options: CheckToolLayerOptions = {},
 ): Promise<ToolLayerReport> {
+  checkOptionsObject('checkToolLayer', options, CHECK_OPTIONS)
   const fresh = typeof config === 'function' ? config : () => config
   const tools = fresh().tools
   const runs = runArbitrary(tools, options)

@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import { inputJsonSchema } from '../tools/to-api-format.js'
 import type { Tool } from '../tools/tool.types.js'
 import { arbitraryForSchema, invalidForSchema } from './json-schema.arbitrary.js'
+import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
 /** A `tool_use` block as the Anthropic Messages API sends it. */
 export interface ToolUseBlockParam {
@@ -51,8 +52,22 @@ export const HOSTILE_TOOL_USE_IDS: readonly string[] = [
   'x'.repeat(300),
 ]
 
+/** Every option of `MessageOptions` (an unknown one is refused, decision 118). */
+export const MESSAGE_OPTIONS = optionNames<MessageOptions>()(
+  'inputs',
+  'maxCalls',
+  'invalidShare',
+  'hostile',
+  'truncated',
+)
+
 /** A tool_use block for one of `tools`, with a valid input from its schema (or `inputs`). */
 export function toolUseInputs(tools: readonly Tool[], options: MessageOptions = {}): fc.Arbitrary<[string, unknown]> {
+  checkOptionsObject('toolUseInputs', options, MESSAGE_OPTIONS)
+  return drawInputs(tools, options)
+}
+
+function drawInputs(tools: readonly Tool[], options: MessageOptions): fc.Arbitrary<[string, unknown]> {
   if (tools.length === 0) throw new Error('toolUseInputs needs at least one tool: pass the tools of your kernel')
   const invalidShare = options.invalidShare ?? 0.15
   const invalidWeight = Math.round(invalidShare * 100)
@@ -83,6 +98,7 @@ export function assistantMessages(
   tools: readonly Tool[],
   options: MessageOptions = {},
 ): fc.Arbitrary<ArbitraryAssistantMessage> {
+  checkOptionsObject('assistantMessages', options, MESSAGE_OPTIONS)
   return assistantMessagesWith(tools, options, fc.constant(undefined)).map(({ message }) => message)
 }
 
@@ -100,10 +116,10 @@ export function assistantMessagesWith<T>(
   const hostile = options.hostile ?? true
   const call = hostile
     ? fc.oneof(
-        { weight: 12, arbitrary: toolUseInputs(tools, options) },
+        { weight: 12, arbitrary: drawInputs(tools, options) },
         { weight: 1, arbitrary: fc.tuple(fc.constant('NoSuchTool'), fc.jsonValue({ maxDepth: 1 })) },
       )
-    : toolUseInputs(tools, options)
+    : drawInputs(tools, options)
   const stop = options.truncated === false ? fc.constant('tool_use' as const) : stopReasons
   const ids = hostile ? fc.shuffledSubarray([...HOSTILE_TOOL_USE_IDS]) : fc.constant([])
   return fc

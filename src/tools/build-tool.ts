@@ -4,11 +4,50 @@ import { isLazySchema, type LazySchema } from './lazy-schema.js'
 import { checkedExamples } from './pool/input-examples.js'
 import type { Tool, ToolDef } from './tool.types.js'
 import { retryProblem, timeoutProblem } from './retry.js'
+import { checkKnownOptions, optionNames } from '../util/known-options.js'
 
 /** Default past which output is persisted instead of sent whole (the budget step). */
 export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+/** Every field of a tool definition (decision 118: an unknown one is refused, naming these). */
+const TOOL_DEF_KEYS = optionNames<ToolDef<unknown>>()(
+  'name',
+  'aliases',
+  'searchHint',
+  'shouldDefer',
+  'alwaysLoad',
+  'inputExamples',
+  'modes',
+  'description',
+  'prompt',
+  'inputSchema',
+  'inputJSONSchema',
+  'outputSchema',
+  'call',
+  'validateInput',
+  'checkPermissions',
+  'isEnabled',
+  'requiresUserInteraction',
+  'isConcurrencySafe',
+  'isReadOnly',
+  'isDestructive',
+  'isOpenWorld',
+  'interruptBehavior',
+  'timeoutMs',
+  'idempotent',
+  'retry',
+  'cascadesOnFailure',
+  'maxResultSizeChars',
+  'mapToolResultToToolResultBlockParam',
+  'userFacingName',
+  'activityDescription',
+  'getPath',
+  'shellCommand',
+  'getHost',
+  'category',
+)
 
 /**
  * Builds a tool from its definition, filling every omitted field with a fail-closed default:
@@ -98,6 +137,8 @@ function assertDefinition(def: ToolDef<any, any, any>): void {
       `buildTool: name ${JSON.stringify(def.name)} must be 1-64 characters of letters, digits, _ or -`,
     )
   }
+  // A misspelt field (`isReadonly`) would otherwise leave its fail-closed default in force, silently.
+  checkKnownOptions(`buildTool(${def.name})`, def, TOOL_DEF_KEYS)
   if (typeof def.call !== 'function') throw new TypeError(`buildTool(${def.name}): call must be a function`)
   if (typeof def.description !== 'function')
     throw new TypeError(`buildTool(${def.name}): description must be a function returning a string`)

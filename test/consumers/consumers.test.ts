@@ -3,10 +3,15 @@
  * project's node_modules (what `npm install <tgz>` puts there), link the rest of node_modules
  * (typescript, zod, the SDKs …) from the repo, and type-check each consumer with its own
  * tsconfig — node16 ESM, bundler resolution, CommonJS — all with `skipLibCheck: false`, so the
- * published .d.ts files are checked too. No network: nothing is fetched.
+ * published .d.ts files are checked too.
  *
  * The consumers live in test/consumers/.projects/ (a dot directory, so the repo's own tsconfig
- * does not compile them against src). Packing reuses dist: when dist is missing or older than
+ * does not compile them against src). A consumer whose package.json lists dependencies gets those
+ * from the npm registry (`npm install` in its copy) before the rest is linked: the OTel SDK 3
+ * consumer, whose packages the repo does not install (its tests run on SDK 2). Only that one
+ * fetches; the others need no network.
+ *
+ * Packing reuses dist: when dist is missing or older than
  * src, the suite skips and says to run `npm run build` (`npm test` builds first);
  * `TOOLKERNEL_CONSUMERS_STALE_DIST=1` packs a stale dist anyway.
  */
@@ -83,21 +88,56 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 })
 
-/** A copy of a consumer with the tarball unpacked as node_modules/toolkernel and the rest linked. */
+/**
+ * A copy of a consumer with its own dependencies installed from the registry (when its
+ * package.json lists any), the tarball unpacked as node_modules/toolkernel and the rest of the
+ * repo's node_modules linked — an entry (a package or a whole scope) the consumer installed
+ * itself is not linked over.
+ */
 function install(name: string): string {
   const dir = join(work, name)
   // Installed once per consumer; a second test of the same consumer reuses it.
   if (existsSync(join(dir, 'node_modules', 'toolkernel', 'package.json'))) return dir
   cpSync(join(PROJECTS, name), dir, { recursive: true })
+  const own = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: object }
+  if (own.dependencies !== undefined) {
+    // Into the copy and nowhere else: `--prefix` names it, and what `npm test` hands its scripts
+    // about the repo (its prefixes, its package fields) is not passed on; the registry settings are.
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) => !/^npm_(config_(local_|global_)?prefix$|package_|lifecycle_)/i.test(key),
+      ),
+    )
+    const run = spawnSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--no-package-lock',
+        '--engine-strict=false',
+      ],
+      { cwd: dir, encoding: 'utf8', timeout: CONSUMER_MS - 10_000, env },
+    )
+    if (run.status !== 0)
+      throw new Error(`consumer ${name}: npm install from the registry failed (${run.status}): ${run.stderr}`)
+  }
   const modules = join(dir, 'node_modules')
   mkdirSync(join(modules, 'toolkernel'), { recursive: true })
   execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'toolkernel'), '--strip-components=1'])
   for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
-    if (entry.startsWith('.') || entry === 'toolkernel') continue
+    if (entry.startsWith('.') || entry === 'toolkernel' || existsSync(join(modules, entry))) continue
     symlinkSync(join(ROOT, 'node_modules', entry), join(modules, entry))
   }
   return dir
 }
+
+/** The version of `pkg` a consumer's copy resolves (what its type-check ran against). */
+const versionIn = (dir: string, pkg: string) =>
+  (JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version
 
 /** Compiler errors, one per entry (continuation lines folded into their error). */
 function typecheck(dir: string): string[] {
@@ -164,6 +204,23 @@ describe.skipIf(problem !== undefined)('consumer projects against the packed tar
     'CommonJS: import() and resolution-mode types type-check',
     () => {
       expect(own(typecheck(install('commonjs')))).toEqual([])
+    },
+    CONSUMER_MS,
+  )
+
+  // The SDK 3 line (Node 22 at run time, so type-checked only): `toolkernel/otel` with SDK 3's
+  // TracerProvider, id generator, metrics and OTLP exporter, over @opentelemetry/api 1.10 — the
+  // peer ranges in package.json claim it; this is what checks the claim.
+  it(
+    'OpenTelemetry SDK 3: toolkernel/otel type-checks against the 3.x packages (registry)',
+    () => {
+      const dir = install('otel-sdk3')
+      expect(versionIn(dir, '@opentelemetry/sdk-trace')).toMatch(/^3\./)
+      expect(versionIn(dir, '@opentelemetry/resources')).toMatch(/^3\./)
+      expect(versionIn(dir, '@opentelemetry/api')).toMatch(/^1\.10\./)
+      // The declarations toolkernel/otel resolve are SDK 3's api, not the repo's (not linked over).
+      expect(existsSync(join(dir, 'node_modules', '@opentelemetry', 'sdk-trace-base'))).toBe(false)
+      expect(own(typecheck(dir))).toEqual([])
     },
     CONSUMER_MS,
   )

@@ -1,10 +1,12 @@
 /**
- * Every TypeScript snippet of README.md and docs/*.md, compiled as it is written by the project's
- * own compiler options (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess): an API that
- * changes breaks the page that shows it here, not in a reader's editor. Each ```ts fence is a
- * module of its own; `toolkernel` and its subpaths resolve to src/. What a snippet takes from the
- * page around it (a kernel, a model client, the messages so far) is declared once in
- * test/docs/snippet-context.ts. A fence marked ```ts nocheck is shown as a fragment and skipped;
+ * Every TypeScript snippet of README.md, docs/*.md and docs/decisions/*.md, compiled as it is
+ * written by the project's own compiler options (strict, exactOptionalPropertyTypes,
+ * noUncheckedIndexedAccess): an API that changes breaks the page that shows it here, not in a
+ * reader's editor. Each ```ts fence is a module of its own; `toolkernel` and its subpaths resolve
+ * to src/. What a snippet takes from the page around it (a kernel, a model client, the messages
+ * so far) is declared once in test/docs/snippet-context.ts. A ```js fence is a JavaScript module
+ * as a reader saves it (docs/cli.md's `--tools` module): checked as JavaScript (checkJs), whole,
+ * with nothing declared for it. A fence marked ```ts nocheck is shown as a fragment and skipped;
  * the test keeps their number small and says which they are.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -14,25 +16,37 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const markdownIn = (dir: string) =>
+  readdirSync(join(root, dir))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `${dir}/${f}`)
+const pages = ['README.md', ...markdownIn('docs'), ...markdownIn('docs/decisions')]
 
 interface Snippet {
   page: string
   line: number
   info: string
   code: string
+  /** A ```js fence: a JavaScript module, checked as one. */
+  js: boolean
 }
 
 function snippets(page: string): Snippet[] {
   const found: Snippet[] = []
   const lines = readFileSync(join(root, page), 'utf8').split('\n')
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(ts|typescript)\b(.*)$/.exec(lines[i] ?? '')
+    const open = /^```(ts|typescript|js|javascript)\b(.*)$/.exec(lines[i] ?? '')
     if (open === null) continue
     const start = i + 1
     let end = start
     while (end < lines.length && lines[end] !== '```') end++
-    found.push({ page, line: start + 1, info: (open[2] ?? '').trim(), code: lines.slice(start, end).join('\n') })
+    found.push({
+      page,
+      line: start + 1,
+      info: (open[2] ?? '').trim(),
+      code: lines.slice(start, end).join('\n'),
+      js: open[1] === 'js' || open[1] === 'javascript',
+    })
     i = end
   }
   return found
@@ -114,6 +128,9 @@ function compile(list: readonly Snippet[]): string[] {
     // A snippet shows a use; a name it declares and does not use again is no mistake on a page.
     noUnusedLocals: false,
     noUnusedParameters: false,
+    // ```js fences: JavaScript, type-checked as such.
+    allowJs: true,
+    checkJs: true,
     baseUrl: root,
     paths: Object.fromEntries(Object.entries(SUBPATHS).map(([name, path]) => [name, [path]])),
   }
@@ -126,8 +143,9 @@ function compile(list: readonly Snippet[]): string[] {
   // Each snippet is a virtual file beside this test, so packages resolve from the repo's node_modules.
   const files = new Map(
     list.map((s, i) => {
-      const text = `${prelude(s.code, library.names, context)}\n${s.code}\nexport {}\n`
-      return [join(root, 'test/docs/__snippets__', `${i}.ts`), text] as const
+      // A JavaScript module is taken whole, as a reader saves it: nothing is declared for it.
+      const text = s.js ? `${s.code}\nexport {}\n` : `${prelude(s.code, library.names, context)}\n${s.code}\nexport {}\n`
+      return [join(root, 'test/docs/__snippets__', `${i}.${s.js ? 'js' : 'ts'}`), text] as const
     }),
   )
   const { fileExists, readFile, getSourceFile } = host
@@ -155,9 +173,11 @@ function compile(list: readonly Snippet[]): string[] {
   })
 }
 
-describe('the TypeScript snippets of README.md and docs/*.md', () => {
-  it('are found: every page with code has its fences read', () => {
+describe('the TypeScript and JavaScript snippets of README.md, docs/*.md and docs/decisions/*.md', () => {
+  it('are found: every page with code has its fences read, the decisions and the JavaScript ones too', () => {
     expect(checked.length).toBeGreaterThan(20)
+    expect(checked.some((s) => s.page.startsWith('docs/decisions/'))).toBe(true)
+    expect(checked.filter((s) => s.js).map((s) => s.page)).toContain('docs/cli.md')
   })
 
   it('every fence is closed (a stray one turns the rest of a page into code)', () => {
@@ -172,9 +192,7 @@ describe('the TypeScript snippets of README.md and docs/*.md', () => {
   it('few are fragments left unchecked (```ts nocheck), each named here', () => {
     // Each needs what this repository does not install or is compiled where it lives:
     expect(skipped.map((s) => `${s.page}:${s.line}`)).toEqual([
-      'docs/telemetry.md:46', // @opentelemetry/sdk-node (the app's OTel SDK; not a dependency here)
       'docs/testing.md:12', // the whole of examples/testing, type-checked there (test/examples)
-      'docs/wire-formats.md:206', // @ai-sdk/openai (the app's provider; not installed here)
     ])
   })
 })

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { buildTool, type KernelEvent } from '../../src/index.js'
-import { createTelemetryExporter, projectTelemetry } from '../../src/otel/index.js'
+import { buildTool, createKernel, createMemoryEventStore, type KernelEvent } from '../../src/index.js'
+import { createTelemetryExporter, instrumentKernel, projectTelemetry } from '../../src/otel/index.js'
 import { assistant, Echo, testKernel } from '../helpers.js'
 import { byName, tracing } from './otel-helpers.js'
 
@@ -26,6 +26,36 @@ describe('gen_ai.conversation.id', () => {
     expect(spans.length).toBeGreaterThanOrEqual(2)
     for (const span of spans) expect(span.attributes['gen_ai.conversation.id']).toBe('session-42')
     for (const span of exported(kernel.log.read())) expect(span.attributes['gen_ai.conversation.id']).toBeUndefined()
+  })
+
+  // A kernel over a store knows its session: instrumenting it names the conversation without
+  // the app saying so again; an explicit `session` still wins.
+  it.each([
+    ['the kernel session by default', {}, 'session-7'],
+    ['the session option over it', { session: 'app-conversation' }, 'app-conversation'],
+  ])('live, for a kernel over a store: %s', async (_case, options, expected) => {
+    const kernel = createKernel({ tools: [Echo], store: createMemoryEventStore(), session: 'session-7' })
+    await kernel.ready()
+    const { exporter, tracer } = tracing()
+    const telemetry = instrumentKernel(kernel, { tracer, ...options })
+    await kernel.runTurn(assistant(['e1', 'Echo', { text: 'a' }]))
+    telemetry.stop()
+    await kernel.close()
+    const spans = exporter.getFinishedSpans()
+    expect(byName(spans, 'execute_tool Echo')).toHaveLength(1)
+    expect(spans.length).toBeGreaterThanOrEqual(2)
+    for (const span of spans) expect(span.attributes['gen_ai.conversation.id']).toBe(expected)
+  })
+
+  it('live, for a kernel over a log of its own: none unless given', async () => {
+    const kernel = testKernel([Echo])
+    const { exporter, tracer } = tracing()
+    const telemetry = instrumentKernel(kernel, { tracer })
+    await kernel.runTurn(assistant(['e1', 'Echo', { text: 'a' }]))
+    telemetry.stop()
+    const spans = exporter.getFinishedSpans()
+    expect(spans.length).toBeGreaterThanOrEqual(2)
+    for (const span of spans) expect(span.attributes['gen_ai.conversation.id']).toBeUndefined()
   })
 })
 

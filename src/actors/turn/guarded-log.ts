@@ -19,6 +19,8 @@ export class GuardedLog implements EventLog {
   #failure: string | undefined
   /** Present when the store has fences: a log without them (memory) keeps the hot path synchronous. */
   readonly fence?: () => Promise<void>
+  /** The store's stream (a store-backed session's id), when the app's log has one. */
+  readonly stream?: string
 
   constructor(
     private readonly inner: EventLog,
@@ -28,6 +30,7 @@ export class GuardedLog implements EventLog {
     this.events$ = merge(inner.events$, this.#subject)
     const fence = inner.fence?.bind(inner)
     if (fence !== undefined) this.fence = () => this.#fence(fence)
+    if (inner.stream !== undefined) this.stream = inner.stream
   }
 
   /** A fence that fails is the store failing: from then on, as for an append that throws. */
