@@ -720,9 +720,16 @@ function storeKernel(options: KernelOptions): KernelInternals {
     await open.log.fence()
     inner = createKernelInternals({ ...rest, log: open.log })
   })
-  opening.catch(() => undefined)
+  // Why the session did not open, for the members used after (ready() rejects with it as it is).
+  let failed: { error: unknown } | undefined
+  opening.catch((error: unknown) => void (failed = { error }))
   const get = (): KernelInternals => {
     if (inner !== undefined) return inner
+    if (failed !== undefined)
+      throw new Error(
+        `toolkernel: session ${session} could not be opened: ${failed.error instanceof Error ? failed.error.message : String(failed.error)}`,
+        { cause: failed.error },
+      )
     throw new Error(`toolkernel: session ${session} is still opening; await kernel.ready() before starting a turn`)
   }
   let shape: KernelInternals | undefined

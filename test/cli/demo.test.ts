@@ -51,6 +51,33 @@ describe('toolkernel demo', () => {
     )
   })
 
+  it('--verbose: each turn printed in full — batches, a row per event, the tool_result message — in place of its summary', async () => {
+    const log = join(dir, 'verbose.jsonl')
+    const { stdout } = await run('node', [bin, 'demo', '--verbose', '--log', log])
+    const events = parseJsonl(readFileSync(log, 'utf8')).events
+    const messages = projectMessages(events)
+    expect(messages).toHaveLength(5)
+    // The coding scenario: five turns, each with its batches, its events and its message.
+    const turns = stdout.slice(0, stdout.indexOf('\nEvent log (JSONL)'))
+    expect(turns.match(/^=== Turn \d: /gm)).toHaveLength(5)
+    expect(turns.match(/^Batches \(consecutive concurrency-safe calls run together; others alone\):$/gm)).toHaveLength(
+      5,
+    )
+    expect(turns.match(/^Timeline \(ms since the turn started\):$/gm)).toHaveLength(5)
+    expect(turns).toMatch(/^ {2}batch \d+: toolu_01_grep, toolu_02_glob$/m)
+    // Every event of the log is a row: the time, the call, the type.
+    const rows = turns.split('\n').filter((line) => /^ {2}[ \d]*\d {2}\S* +[a-z]+\.[a-z_.]+ /.test(line))
+    expect(rows).toHaveLength(events.length)
+    for (const event of events.filter((e) => e.type === 'tool.result'))
+      expect(turns).toMatch(new RegExp(`^ {2}[ \\d]*\\d {2}${event.toolUseId} +tool\\.result `, 'm'))
+    for (const message of messages) expect(turns).toContain(JSON.stringify(message, null, 2))
+    // No summary lines, and no hint to run --verbose; the rest of the demo as without it.
+    expect(stdout).not.toMatch(/^\d+ calls? in \d+ batch(es)?, \d+ ms: /m)
+    expect(stdout).not.toContain('toolkernel demo --verbose')
+    expect(stdout).toContain('=== Tool pool')
+    expect(stdout).toContain(`Timeline: toolkernel timeline ${log} --html timeline.html, then open it in a browser`)
+  })
+
   it('--stream --verbose: safe calls finish before the stream ends, a turn is interrupted, each printed in full', async () => {
     const log = join(dir, 'stream.jsonl')
     const { stdout } = await run('node', [bin, 'demo', '--stream', '--verbose', '--log', log])

@@ -49,4 +49,7 @@ export interface SnippetContext {
   context: ToolContext
   /** docs/stores.md: the app's conversation ends with the last turn's assistant message. */
   conversationEndsWithToolUse: boolean
+  /** docs/approvals.md: where the app keeps the conversation between processes. */
+  saveConversation: (messages: Anthropic.MessageParam[]) => Promise<void>
+  loadConversation: () => Promise<Anthropic.MessageParam[]>
 }

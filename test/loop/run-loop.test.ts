@@ -7,7 +7,6 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Kernel } from '../../src/index.js'
 import { anthropic, openaiChat, openaiResponses, runLoop } from '../../src/loop/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, projectKernel, threeTurns, type Project } from '../sdk/scenario.js'
@@ -113,34 +112,7 @@ describe('runLoop stops', () => {
     expect(result.messages).toHaveLength(3)
     expect(api.requests).toHaveLength(1)
   })
-  // A kernel whose turns report one parked call: what the loop does with result.pending.
-  it('when calls wait for approval: the model turn kept, its results held back', async () => {
-    const real = projectKernel(project)
-    const parked = {
-      turnId: 'turn_1',
-      toolUseId: 'toolu_1',
-      tool: 'Bash',
-      input: {},
-      digest: 'd',
-      reason: 'asks a person',
-      source: 'rule' as const,
-      suggestions: [],
-      answered: false,
-    }
-    const kernel: Kernel = {
-      ...real,
-      apiTools: real.apiTools.bind(real),
-      runTurn: async (message, options) => ({ ...(await real.runTurn(message, options)), pending: [parked] }),
-    }
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
-    const model = anthropic(client, { model: 'claude-sonnet-4-5', max_tokens: 1024 })
-    const result = await runLoop({ model, kernel, messages: [{ role: 'user', content: 'go' }] })
-    expect(result.stopped).toBe('pending')
-    expect(result.pending).toEqual([parked])
-    expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
-    expect(result.held?.message.content).toHaveLength(3)
-    expect(api.requests).toHaveLength(1)
-  })
+  // A call that waits for approval, for real (a rule asks, the call parks): test/loop/approvals.test.ts.
 })
 
 describe('runLoop refuses what it cannot use', () => {

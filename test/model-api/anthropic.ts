@@ -147,8 +147,13 @@ const STOP = { tool_use: 'tool_use', end_turn: 'end_turn', max_tokens: 'max_toke
 function contentOf(turn: ScriptedTurn, ids: Ids): Json[] {
   const blocks: Json[] = []
   if (turn.text !== undefined) blocks.push({ type: 'text', text: turn.text })
-  for (const call of turn.calls ?? [])
+  for (const call of turn.calls ?? []) {
+    if (call.arguments !== undefined)
+      throw new Error(
+        `scripted call ${call.name}: raw arguments are for the OpenAI formats (Anthropic's input is an object)`,
+      )
     blocks.push({ type: 'tool_use', id: ids.next('toolu_01'), name: call.name, input: call.input })
+  }
   return blocks
 }
 

@@ -40,15 +40,23 @@ export function sseBlock(event: SseEvent): string {
   return `${event.event !== undefined ? `event: ${event.event}\n` : ''}data: ${data}\n\n`
 }
 
+/** Blocks held back: from block `at` on, nothing is sent until what `until()` returns settles. */
+export interface SseHold {
+  at: number
+  until: () => PromiseLike<unknown>
+}
+
 /**
  * Sends a stream of SSE blocks; with `dropAfter`, destroys the socket after that many blocks
- * (a dropped connection: the client sees the body end without its final event).
+ * (a dropped connection: the client sees the body end without its final event); with `hold`,
+ * waits before block `hold.at` (what came before it written out) until `hold.until()` settles.
  */
 export async function sendSse(
   res: ServerResponse,
   blocks: readonly string[],
   headers: Record<string, string> = {},
   dropAfter?: number,
+  hold?: SseHold,
 ): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -62,6 +70,10 @@ export async function sendSse(
       await new Promise<void>((resolve) => res.write('', () => resolve()))
       res.socket?.destroy()
       return
+    }
+    if (hold !== undefined && i === hold.at) {
+      await new Promise<void>((resolve) => res.write('', () => resolve()))
+      await hold.until()
     }
     res.write(block.endsWith('\n\n') ? block : `${block}\n\n`)
   }

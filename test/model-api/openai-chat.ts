@@ -5,7 +5,7 @@
  * `[DONE]`, with a usage-only last chunk (`choices: []`) under `stream_options.include_usage`.
  */
 import { ApiError, sseBlock } from './http.js'
-import { fragments, stopOf, type Ids, type ScriptedTurn } from './script.js'
+import { argumentsOf, fragments, stopOf, type Ids, type ScriptedTurn } from './script.js'
 import { checkFunctionTool } from './strict-schema.js'
 
 const MODEL = 'gpt-4.1-2025-04-14'
@@ -135,7 +135,7 @@ function callsOf(turn: ScriptedTurn, ids: Ids): RenderedCall[] {
   return (turn.calls ?? []).map((call) => ({
     id: ids.next('call_'),
     type: 'function',
-    function: { name: call.name, arguments: JSON.stringify(call.input) },
+    function: { name: call.name, arguments: argumentsOf(call) },
   }))
 }
 

@@ -8,7 +8,7 @@
  */
 import { sseBlock } from './http.js'
 import { openAIError } from './openai-chat.js'
-import { fragments, stopOf, type Ids, type ScriptedTurn } from './script.js'
+import { argumentsOf, fragments, stopOf, type Ids, type ScriptedTurn } from './script.js'
 import { checkFunctionTool } from './strict-schema.js'
 
 const MODEL = 'gpt-4.1-2025-04-14'
@@ -129,7 +129,7 @@ function outputOf(turn: ScriptedTurn, ids: Ids): Json[] {
       id: ids.next('fc_', 48),
       type: 'function_call',
       status: 'completed',
-      arguments: JSON.stringify(call.input),
+      arguments: argumentsOf(call),
       call_id: ids.next('call_'),
       name: call.name,
     })

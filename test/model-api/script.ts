@@ -9,6 +9,11 @@ import { readFileSync } from 'node:fs'
 export interface ScriptedCall {
   name: string
   input: Record<string, unknown>
+  /**
+   * The arguments text sent in place of `input` as JSON — text that is not JSON, a model's
+   * mistake. OpenAI formats only (Anthropic's `input` is an object).
+   */
+  arguments?: string
 }
 
 /** Why the scripted model stops, provider-neutral; each provider maps it onto its own words. */
@@ -24,6 +29,18 @@ export interface ScriptedTurn {
   fixture?: string
   /** Cut the stream after this many events and drop the connection (a network failure mid-stream). */
   dropAfter?: number
+  /**
+   * A streamed response holds its end — the events that close the message (Anthropic's
+   * `message_delta`, the chunk with Chat's `finish_reason`, Responses' `response.completed`):
+   * once what comes before is written out, this is called, and the end is sent when what it
+   * returns settles. A test sees what the client did with the calls before the stream ended.
+   */
+  holdEnd?: () => PromiseLike<unknown>
+}
+
+/** The arguments text of a call: its own text when the script gives one, else its input as JSON. */
+export function argumentsOf(call: ScriptedCall): string {
+  return call.arguments ?? JSON.stringify(call.input)
 }
 
 export function stopOf(turn: ScriptedTurn): ScriptedStop {

@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { anthropicMessage, anthropicStream, checkAnthropicRequest } from './anthropic.js'
-import { ApiError, readBody, sendJson, sendSse } from './http.js'
+import { ApiError, readBody, sendJson, sendSse, type SseHold } from './http.js'
 import { chatCompletion, chatStream, checkChatRequest } from './openai-chat.js'
 import { checkResponsesRequest, responseObject, responsesStream, type ResponseStore } from './openai-responses.js'
 import { fixtureBody, Ids, sseBlocks, type ScriptedTurn } from './script.js'
@@ -205,22 +205,40 @@ async function respond(
   if (turn.fixture !== undefined && !stream)
     throw new Error(`turn replays ${turn.fixture}, a stream, but the request is not streaming`)
   const recorded = turn.fixture === undefined ? undefined : sseBlocks(fixtureBody(turn.fixture, state.vars))
+  const send = (blocks: readonly string[]) => sendSse(res, blocks, headers, turn.dropAfter, holdOf(turn, blocks))
   if (provider === 'anthropic') {
     if (!stream) return sendJson(res, 200, anthropicMessage(turn, state.ids), headers)
-    return sendSse(res, recorded ?? anthropicStream(turn, state.ids), headers, turn.dropAfter)
+    return send(recorded ?? anthropicStream(turn, state.ids))
   }
   if (provider === 'openai-chat') {
     if (!stream) return sendJson(res, 200, chatCompletion(turn, state.ids), headers)
     const usage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true
-    return sendSse(res, recorded ?? chatStream(turn, state.ids, usage), headers, turn.dropAfter)
+    return send(recorded ?? chatStream(turn, state.ids, usage))
   }
   const response = recorded === undefined ? responseObject(turn, state.ids, body) : finalResponse(recorded)
   if (body.store !== false && response !== undefined)
     state.store.set(response.id as string, [...request.context, ...(response.output as Record<string, unknown>[])])
-  if (recorded !== undefined) return sendSse(res, recorded, headers, turn.dropAfter)
+  if (recorded !== undefined) return send(recorded)
   const made = response as Record<string, unknown>
   if (!stream) return sendJson(res, 200, made, headers)
-  return sendSse(res, responsesStream(made), headers, turn.dropAfter)
+  return send(responsesStream(made))
+}
+
+/** Where a stream's end begins: the first event that closes the message, in each format. */
+function endOf(blocks: readonly string[]): number {
+  const at = blocks.findIndex((block) => {
+    if (/^event: (message_delta|response\.completed|response\.incomplete|response\.failed)$/m.test(block)) return true
+    const data = /^data: (\{.*)$/m.exec(block)?.[1]
+    const chunk =
+      data === undefined ? undefined : (JSON.parse(data) as { choices?: Array<{ finish_reason?: unknown }> })
+    return typeof chunk?.choices?.[0]?.finish_reason === 'string'
+  })
+  if (at < 0) throw new Error('loopback model API: holdEnd on a stream with no end event to hold')
+  return at
+}
+
+function holdOf(turn: ScriptedTurn, blocks: readonly string[]): SseHold | undefined {
+  return turn.holdEnd === undefined ? undefined : { at: endOf(blocks), until: turn.holdEnd }
 }
 
 /** The response a recorded Responses stream ends with (completed or incomplete); none when it fails. */

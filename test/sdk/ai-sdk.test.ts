@@ -169,13 +169,13 @@ describe('AI SDK adapter, a call the AI SDK answers itself', () => {
       if (m.role === 'tool' && m.tool_call_id !== undefined) counts[m.tool_call_id] = (counts[m.tool_call_id] ?? 0) + 1
     return counts
   }
-  const expectInTheLog = (events: readonly KernelEvent[], ids: readonly string[]) => {
+  const expectInTheLog = (events: readonly KernelEvent[], ids: readonly string[], why = /Deploy/) => {
     const of = (type: string) =>
       events.flatMap((e) => (e.type === type && 'toolUseId' in e ? [e.toolUseId] : [])).filter((id) => ids.includes(id))
     expect(of('tool.requested')).toEqual(ids)
     expect(of('tool.result')).toEqual(ids)
-    const unknown = events.find((e) => e.type === 'tool.result' && e.toolUseId === ids[1])
-    expect(JSON.stringify(unknown)).toMatch(/Deploy/)
+    const invalid = events.find((e) => e.type === 'tool.result' && e.toolUseId === ids[1])
+    expect(JSON.stringify(invalid)).toMatch(why)
   }
 
   it('generateText: the unknown tool goes through the kernel, in order; each call is answered once', async () => {
@@ -213,6 +213,81 @@ describe('AI SDK adapter, a call the AI SDK answers itself', () => {
     expect(api.rejected()).toEqual([])
     expect(answeredOnce(1)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
   })
+  // The model's arguments for the middle call are cut short: not JSON. The AI SDK marks the call
+  // invalid (its input the raw text) and answers it itself; the kernel records it, runs nothing.
+  const notJson = (): ScriptedTurn[] => [
+    {
+      calls: [
+        { name: 'Glob', input: { pattern: '*.ts' } },
+        { name: 'Write', input: {}, arguments: `{"file_path": ${JSON.stringify(project.notes)}, "content": "x` },
+        { name: 'Glob', input: { pattern: '*.md' } },
+      ],
+    },
+    { text: 'done' },
+  ]
+  /** The next request's tool message for a call: the AI SDK's own answer for the invalid one. */
+  const toolMessageOf = (id: string | undefined): unknown =>
+    (api.requests[1]?.body.messages as Array<{ role: string; tool_call_id?: string; content?: unknown }>).find(
+      (m) => m.role === 'tool' && m.tool_call_id === id,
+    )?.content
+  const notObject = /"code":"not_an_object".*Write|Write.*must be a JSON object/
+
+  it('generateText: a call whose input is not JSON goes through the kernel, in order; nothing runs', async () => {
+    api.script(...notJson())
+    const kernel = projectKernel(project)
+    const model = loopbackModel(api.openaiURL)
+    const messages: ModelMessage[] = [{ role: 'user', content: 'List and write.' }]
+    const step = await generateText({ model, tools: aiSdkTools(kernel), messages })
+    const ids = step.toolCalls.map((call) => call.toolCallId)
+    expect(step.toolCalls.map((call) => call.invalid === true)).toEqual([false, true, false])
+    expect(step.toolCalls[1]?.input).toBe(`{"file_path": ${JSON.stringify(project.notes)}, "content": "x`)
+    const { messages: toolMessages, turn } = await runToolCalls(kernel, step)
+    expectInTheLog(kernel.log.read(), ids, notObject)
+    expect(existsSync(project.notes)).toBe(false)
+    expect(kernel.log.read().some((e) => e.type === 'tool.started' && e.toolUseId === ids[1])).toBe(false)
+    expect(turn.message.content.map((block) => block.tool_use_id)).toEqual(ids)
+    // The adapter's tool message answers the two good calls; the AI SDK answered the third.
+    expect(
+      toolMessages.flatMap((m) => m.content.map((part) => ('toolCallId' in part ? part.toolCallId : part.type))),
+    ).toEqual([ids[0], ids[2]])
+    messages.push(...step.response.messages, ...toolMessages)
+    await generateText({ model, tools: aiSdkTools(kernel), messages })
+    expect(api.rejected()).toEqual([])
+    expect(answeredOnce(1)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
+    expect(String(toolMessageOf(ids[1]))).toMatch(/Invalid input for tool Write/)
+  })
+
+  it('streamText: a call whose input is not JSON, pushed part by part, the same', async () => {
+    api.script(...notJson())
+    const kernel = projectKernel(project)
+    const model = loopbackModel(api.openaiURL)
+    const messages: ModelMessage[] = [{ role: 'user', content: 'List and write.' }]
+    const result = streamText({ model, tools: aiSdkTools(kernel), messages })
+    const calls = startToolCalls(kernel)
+    const ids: string[] = []
+    const invalid: boolean[] = []
+    for await (const part of result.fullStream) {
+      if (part.type === 'tool-call') {
+        ids.push(part.toolCallId)
+        invalid.push(part.invalid === true)
+      }
+      calls.push(part)
+    }
+    expect(invalid).toEqual([false, true, false])
+    const { messages: toolMessages, turn } = await calls.result()
+    expectInTheLog(kernel.log.read(), ids, notObject)
+    expect(existsSync(project.notes)).toBe(false)
+    expect(turn.message.content.map((block) => block.tool_use_id)).toEqual(ids)
+    expect(
+      toolMessages.flatMap((m) => m.content.map((part) => ('toolCallId' in part ? part.toolCallId : part.type))),
+    ).toEqual([ids[0], ids[2]])
+    messages.push(...(await result.response).messages, ...toolMessages)
+    await generateText({ model, tools: aiSdkTools(kernel), messages })
+    expect(api.rejected()).toEqual([])
+    expect(answeredOnce(1)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
+    expect(String(toolMessageOf(ids[1]))).toMatch(/Invalid input for tool Write/)
+  })
+
   it('a tool the kernel has but the AI SDK was not given does not run: the AI SDK answered it as unavailable', async () => {
     api.script({ calls: [{ name: 'Write', input: { file_path: project.notes, content: 'x' } }] }, { text: 'ok' })
     const kernel = projectKernel(project)
