@@ -20,12 +20,12 @@ export type { CallToolOptions, CallToolResult } from './call-tool.js'
 export type { Turn, TurnResult, EarlyStart, PendingApproval } from './actors/turn/turn.types.js'
 export { pendingApprovals } from './projections/approvals.projection.js'
 export type { TurnUpdate, ProgressUpdate } from './projections/updates.projection.js'
+export type { ProgressPair } from './events/progress-pair.js'
 export type {
   ProgressOf,
   ToolsProgress,
   KernelProgress,
   ToolProgress,
-  ProgressPair,
   ToolsProgressByName,
   KernelProgressByName,
 } from './tools/progress.types.js'

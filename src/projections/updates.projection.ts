@@ -1,6 +1,6 @@
 /** The updates projection: what `turn.updates()` yields, one update per event that matters to a UI. */
 import type { KernelEvent, ToolResultBlock } from '../events/event.schema.js'
-import type { ProgressPair } from '../tools/progress.types.js'
+import type { ProgressPair } from '../events/progress-pair.js'
 
 /**
  * One update of a turn. `P` is the progress the kernel's tools report: per tool

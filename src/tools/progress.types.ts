@@ -3,6 +3,7 @@
  * `Tool<I, O, P>`) is what an app reads from `turn.updates()`, when the kernel's tools are
  * known statically.
  */
+import type { ProgressPair } from '../events/progress-pair.js'
 import type { Tool } from './tool.types.js'
 
 /**
@@ -35,8 +36,6 @@ export type KernelProgress<O extends { readonly tools: readonly Tool[]; readonly
     : unknown
   : ToolsProgress<O['tools']>
 
-declare const REPORTS: unique symbol
-
 /**
  * A tool's progress paired with its name: the data type branded with both (a type only; no value
  * has the brand). When a kernel's `P` is a union of these, a progress update's `data` narrows by
@@ -45,11 +44,6 @@ declare const REPORTS: unique symbol
  * a `Kernel<P>` still goes where a `Kernel<data union>` or a `Kernel` is expected.
  */
 export type ToolProgress<N extends string = string, D = unknown> = D & ProgressPair<N, D>
-
-/** The brand of a `ToolProgress`: its tool's name and data. */
-export interface ProgressPair<N extends string = string, D = unknown> {
-  readonly [REPORTS]: { readonly tool: N; readonly data: D }
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type PairOf<T> = T extends Tool<any, any, infer P> & { readonly name: infer N extends string }
