@@ -122,7 +122,7 @@ export function childScope(parent: Scope, spec: ChildSpec, inputs: PolicyInputs,
   return { tools: () => tools, rules, permissions: () => ({ mode: mode(), allow, ask, deny }), mode, services, pool }
 }
 
-const CHILD_OPTIONS = optionNames<ChildOptions>()('tools', 'rules', 'budget', 'signal')
+const CHILD_OPTIONS = optionNames<ChildOptions>()('tools', 'prompt', 'rules', 'budget', 'signal')
 const RULE_KEYS = optionNames<ChildRules>()('mode', 'allow', 'ask', 'deny')
 const BUDGET_KEYS = optionNames<NonNullable<ChildOptions['budget']>>()('messageBudgetChars', 'maxTurns')
 
@@ -145,6 +145,10 @@ export function childSpecOf(
   if (unknown.length > 0)
     throw new TypeError(
       `${where}: ${unknown.map((name) => JSON.stringify(name)).join(', ')} ${unknown.length > 1 ? 'are not tools' : 'is not a tool'} of the parent (it has: ${names.join(', ')}); a child calls only tools its parent has`,
+    )
+  if (options?.prompt !== undefined && typeof options.prompt !== 'string')
+    throw new TypeError(
+      `${where}: prompt must be a string (the child model's system prompt), got ${describeValue(options.prompt)}`,
     )
   const rules = options?.rules ?? {}
   checkOptionsObject(`${where} rules`, rules, RULE_KEYS)
@@ -179,6 +183,7 @@ export function childSpecOf(
     },
   }
   if (budget.messageBudgetChars !== undefined) spec.messageBudgetChars = budget.messageBudgetChars
+  if (options?.prompt !== undefined) spec.prompt = options.prompt
   // Every rule must parse and name a tool: refused here, not at the child's first call.
   const { allow = [], ask = [], deny = [] } = spec.rules
   compileRules({ allow, ask, deny }, parent.tools())
@@ -222,6 +227,7 @@ export function childSession(
   return {
     parentToolUseId: call.toolUseId,
     tools: spec.tools,
+    prompt: spec.prompt,
     apiTools: <F extends ApiFormat = 'anthropic'>(apiOptions?: { format: F }): Array<ApiToolOf[F]> => {
       checkOptionsObject(`${where} apiTools`, apiOptions, ['format'])
       const format = apiOptions?.format ?? 'anthropic'
@@ -254,6 +260,13 @@ export function childSession(
       }
     },
   }
+}
+
+/** A value as an error message shows it: its JSON, or its type where it has none. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'symbol' || typeof value === 'bigint') return typeof value
+  return JSON.stringify(value) ?? typeof value
 }
 
 /** A child turn's result once it is over (after every answer it waits for). */

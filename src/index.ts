@@ -19,8 +19,16 @@ export {
 export type { CallToolOptions, CallToolResult } from './call-tool.js'
 export type { Turn, TurnResult, EarlyStart, PendingApproval } from './actors/turn/turn.types.js'
 export { pendingApprovals } from './projections/approvals.projection.js'
-export type { TurnUpdate } from './projections/updates.projection.js'
-export type { ProgressOf, ToolsProgress, KernelProgress } from './tools/progress.types.js'
+export type { TurnUpdate, ProgressUpdate } from './projections/updates.projection.js'
+export type { ProgressPair } from './events/progress-pair.js'
+export type {
+  ProgressOf,
+  ToolsProgress,
+  KernelProgress,
+  ToolProgress,
+  ToolsProgressByName,
+  KernelProgressByName,
+} from './tools/progress.types.js'
 export { type CallFlags, RULE_FLAGS, type RuleFlag } from './tools/call-flags.js'
 export type { AssistantMessage, AnthropicAssistantMessage, ToolUseBlock } from './intake/assistant-message.js'
 export type {

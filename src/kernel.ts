@@ -75,7 +75,7 @@ import {
 import { ToolRegistry } from './tools/tool-registry.js'
 import { checkApiToolsOptions, checkKernelOptions, checkTurnOptions } from './kernel-options.js'
 import type { Tool } from './tools/tool.types.js'
-import type { KernelProgress } from './tools/progress.types.js'
+import type { KernelProgressByName } from './tools/progress.types.js'
 import { SessionContext } from './actors/turn/session-context.js'
 import { realDirectoryOf } from './adapters/real-directory.js'
 import type { SessionView } from './tools/context-change.js'
@@ -388,9 +388,9 @@ export interface KernelInternals extends Kernel {
  * const kernel = createKernel({ tools: [echo], cwd: process.cwd() })
  * const { message } = await kernel.runTurn(assistantMessage)
  */
-export function createKernel<const O extends KernelOptions>(options: O): Kernel<KernelProgress<O>> {
-  // The progress type is the tools' own: the updates carry what the tools reported (decision 144).
-  return createKernelInternals(options) as Kernel<KernelProgress<O>>
+export function createKernel<const O extends KernelOptions>(options: O): Kernel<KernelProgressByName<O>> {
+  // The progress type is the tools' own, keyed by tool name: an update's `tool` narrows its data (decisions 144, 173).
+  return createKernelInternals(options) as Kernel<KernelProgressByName<O>>
 }
 
 /** The kernel with what replay needs to drive recorded turns. @internal Not in the published types. */

@@ -141,6 +141,8 @@ const kernelEventUnion = () =>
             deny: z.array(z.string()).optional(),
           }),
           messageBudgetChars: z.number().nonnegative().optional(),
+          /** What the child's model was told (`runChild`'s `prompt`): configuration, not a decision. */
+          prompt: z.string().optional(),
         })
         .optional(),
     }),

@@ -55,6 +55,8 @@ const TOOL_DEF_KEYS = optionNames<ToolDef<unknown>>()(
  * permission allowed (the kernel's rules still apply), interrupt behaviour 'block', user-facing
  * name = name, activity `Running <user-facing name>`.
  *
+ * The tool's name keeps its literal type (`N`), so progress updates narrow by it (`TurnUpdate`).
+ *
  * @throws TypeError for a definition that could never run: a bad name, no schema, no call, a bad
  * `timeoutMs`, or a `retry` on a tool that is neither read-only nor idempotent.
  * @example
@@ -66,7 +68,9 @@ const TOOL_DEF_KEYS = optionNames<ToolDef<unknown>>()(
  *   async call({ text }) { return text },
  * })
  */
-export function buildTool<I, O = unknown, P = unknown>(def: ToolDef<I, O, P>): Tool<I, O, P> {
+export function buildTool<I, O = unknown, P = unknown, N extends string = string>(
+  def: ToolDef<I, O, P> & { name: N },
+): Tool<I, O, P> & { readonly name: N } {
   assertDefinition(def)
   const input = memo(() => resolveInputSchema(def.inputSchema))
   const output = memo(() => resolve(def.outputSchema))

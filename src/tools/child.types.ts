@@ -20,6 +20,12 @@ export interface ChildRules {
 export interface ChildOptions {
   /** Names of the parent's tools the child may call. Default: all of them but the calling tool. */
   tools?: readonly string[]
+  /**
+   * What the child's model is told (its system prompt). The kernel sends no model request: it
+   * records the prompt in the child turns' `turn.started` and hands it back as `session.prompt`
+   * for the tool that asks the child's model (the Agent tool sends it as `system`).
+   */
+  prompt?: string
   rules?: ChildRules
   /** Characters one child turn's message may carry before results are persisted; model requests the child may make. */
   budget?: { messageBudgetChars?: number; maxTurns?: number }
@@ -47,6 +53,8 @@ export interface ChildSession {
   readonly parentToolUseId: string
   /** The tools the child may call. */
   readonly tools: readonly string[]
+  /** The prompt `runChild` was given for the child's model (recorded with each child turn), if any. */
+  readonly prompt: string | undefined
   /** The child's tool definitions for its model, in a provider's format (default 'anthropic'). */
   apiTools<F extends ApiFormat = 'anthropic'>(options?: { format: F }): Array<ApiToolOf[F]>
   /**

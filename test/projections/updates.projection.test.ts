@@ -13,7 +13,12 @@ describe('updateOf', () => {
       result('T', 'b', 'no such file', 'error'),
     ) as [KernelEvent, KernelEvent, KernelEvent, KernelEvent]
     expect(updateOf(started)).toEqual({ type: 'started', toolUseId: 'a' })
-    expect(updateOf(progress)).toEqual({ type: 'progress', toolUseId: 'a', data: { line: 'compiling', n: 3 } })
+    expect(updateOf(progress, 'Make')).toEqual({
+      type: 'progress',
+      toolUseId: 'a',
+      tool: 'Make',
+      data: { line: 'compiling', n: 3 },
+    })
     expect(updateOf(done)).toEqual({
       type: 'completed',
       toolUseId: 'a',
@@ -25,7 +30,12 @@ describe('updateOf', () => {
 
   it('progress data is passed on as logged, even when it is not an object', () => {
     const [text] = stamp({ type: 'tool.progress', turnId: 'T', toolUseId: 'a', data: 'line 1\n' })
-    expect(updateOf(text as KernelEvent)).toEqual({ type: 'progress', toolUseId: 'a', data: 'line 1\n' })
+    expect(updateOf(text as KernelEvent, 'Bash')).toEqual({
+      type: 'progress',
+      toolUseId: 'a',
+      tool: 'Bash',
+      data: 'line 1\n',
+    })
   })
 
   it('every other event type makes no update', () => {

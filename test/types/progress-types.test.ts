@@ -7,8 +7,13 @@ import { describe, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import {
   buildTool,
+  Bash,
+  createAgentTool,
   createKernel,
+  Read,
   type KernelProgress,
+  type KernelProgressByName,
+  type ToolProgress,
   type ProgressOf,
   type ToolsProgress,
   type TurnUpdate,
@@ -43,7 +48,11 @@ describe('typed progress', () => {
   it("the kernel's updates carry its tools' progress", () => {
     const kernel = createKernel({ tools: [Download, Count] })
     type Updates = ReturnType<ReturnType<typeof kernel.startTurn>['updates']>
-    expectTypeOf<Updates>().toEqualTypeOf<AsyncIterable<TurnUpdate<{ bytes: number } | number>>>()
+    expectTypeOf<Updates>().toEqualTypeOf<
+      AsyncIterable<TurnUpdate<ToolProgress<'Download', { bytes: number }> | ToolProgress<'Count', number>>>
+    >()
+    // Still what it was before progress was keyed by tool: code typed against the data union compiles.
+    expectTypeOf<Updates>().toMatchTypeOf<AsyncIterable<TurnUpdate<{ bytes: number } | number>>>()
     const narrow = (update: TurnUpdate<{ bytes: number } | number>): number =>
       update.type === 'progress' ? (typeof update.data === 'number' ? update.data : update.data.bytes) : 0
     expectTypeOf(narrow).returns.toBeNumber()
@@ -54,5 +63,43 @@ describe('typed progress', () => {
     expectTypeOf<WithSources>().toBeUnknown()
     // Untyped tool lists (a registry of Tool) stay as loose as before.
     expectTypeOf<KernelProgress<{ tools: readonly (typeof Count)[] }>>().toEqualTypeOf<number>()
+  })
+
+  it("a progress update's tool narrows its data (decision 173)", () => {
+    const kernel = createKernel({ tools: [Download, Count, Read, Bash] })
+    type Update = ReturnType<typeof kernel.startTurn> extends { updates(): AsyncIterable<infer U> } ? U : never
+    const seen = (u: Update): number => {
+      if (u.type !== 'progress') return 0
+      // Before narrowing: the union of every tool's data.
+      expectTypeOf(u.tool).toEqualTypeOf<'Download' | 'Count' | 'Read' | 'Bash'>()
+      if (u.tool === 'Download') {
+        expectTypeOf(u.data).toEqualTypeOf<{ bytes: number }>()
+        return u.data.bytes
+      }
+      if (u.tool === 'Bash') {
+        expectTypeOf(u.data).toEqualTypeOf<string>()
+        return u.data.length
+      }
+      if (u.tool === 'Count') {
+        expectTypeOf(u.data).toEqualTypeOf<number>()
+        return u.data
+      }
+      return 0
+    }
+    expectTypeOf(seen).returns.toBeNumber()
+    expectTypeOf<KernelProgressByName<{ tools: [typeof Count] }>>().toEqualTypeOf<ToolProgress<'Count', number>>()
+    // The Agent tool reports a line of text per step.
+    const agent = createAgentTool({ model: async () => ({ content: [], stop_reason: 'end_turn' }) })
+    expectTypeOf<KernelProgressByName<{ tools: [typeof agent] }>>().toEqualTypeOf<ToolProgress<'Agent', string>>()
+  })
+
+  it('a plain data type and unknown stay as they were: tool is a string, data the type given', () => {
+    type Plain = Extract<TurnUpdate<string>, { type: 'progress' }>
+    expectTypeOf<Plain>().toEqualTypeOf<{ type: 'progress'; toolUseId: string; tool: string; data: string }>()
+    expectTypeOf<Extract<TurnUpdate, { type: 'progress' }>['data']>().toBeUnknown()
+    // A list typed only as Tool[] (builtinTools) has no names to key by: tool is a string.
+    expectTypeOf<
+      Extract<TurnUpdate<KernelProgressByName<{ tools: readonly (typeof Count)[] }>>, { type: 'progress' }>['tool']
+    >().toEqualTypeOf<'Count'>()
   })
 })

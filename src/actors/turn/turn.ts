@@ -9,7 +9,7 @@ import { filter, map, Observable } from 'rxjs'
 import type { KernelEvent } from '../../events/event.schema.js'
 import type { IncomingToolUse } from '../../intake/incoming.js'
 import { assertDirected } from '../../intake/misdirected.js'
-import { updateOf, type TurnUpdate } from '../../projections/updates.projection.js'
+import { namedUpdates, type TurnUpdate } from '../../projections/updates.projection.js'
 import type { EventLog } from '../../ports/index.js'
 import { toAsyncIterable } from '../../util/async-iterable.js'
 import {
@@ -121,7 +121,7 @@ function turnUpdates(
     return () => live.unsubscribe()
   }).pipe(
     filter((event) => !(turn.discarded() && event.type === 'tool.result')),
-    map(updateOf),
+    map(namedUpdates()),
     filter((update): update is TurnUpdate => update !== undefined),
   )
 }

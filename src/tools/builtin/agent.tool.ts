@@ -19,7 +19,7 @@ export interface AgentMessage {
 
 /** What the model port is asked: the subagent's prompt, its conversation so far, its tools. */
 export interface AgentModelRequest {
-  /** The subagent's system prompt (its definition's `prompt`). */
+  /** The subagent's system prompt: its definition's `prompt`, as its child session records it. */
   system: string
   messages: readonly AgentMessage[]
   /** The child's tools, as the Anthropic Messages API takes them. */
@@ -119,7 +119,9 @@ const inputSchema = lazySchema(() =>
  * const Agent = createAgentTool({ model: (request) => callMyModel(request) })
  * const kernel = createKernel({ tools: [...builtinTools, Agent] })
  */
-export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, string> {
+export function createAgentTool(
+  options: AgentToolOptions,
+): Tool<AgentInput, string, string> & { readonly name: 'Agent' } {
   checkOptionsObject('createAgentTool', options, AGENT_TOOL_OPTIONS)
   if (typeof options?.model !== 'function')
     throw new TypeError('createAgentTool: `model` must be a function from the conversation to the next message')
@@ -136,7 +138,8 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
   if (!Number.isInteger(maxTurns) || maxTurns < 1)
     throw new RangeError(`createAgentTool: maxTurns must be a positive integer, got ${String(maxTurns)}`)
   const model = options.model
-  return buildTool<AgentInput, string>({
+  // Progress: one line of text per step of the subagent.
+  return buildTool<AgentInput, string, string, 'Agent'>({
     name: 'Agent',
     aliases: ['Task'],
     searchHint: 'subagent task delegate research parallel',
@@ -165,15 +168,18 @@ export function createAgentTool(options: AgentToolOptions): Tool<AgentInput, str
       const name = subagent_type ?? (names.includes('general-purpose') ? 'general-purpose' : (names[0] as string))
       const agent = agents[name] as AgentDefinition
       const limit = agent.maxTurns ?? maxTurns
+      // The definition's prompt goes through runChild, so the log records what the subagent was told.
       const child = context.runChild({
+        prompt: agent.prompt,
         ...(agent.tools === undefined ? {} : { tools: agent.tools }),
         ...(agent.rules === undefined ? {} : { rules: agent.rules }),
       })
+      const system = child.prompt ?? agent.prompt
       const messages: AgentMessage[] = [{ role: 'user', content: prompt }]
       for (let step = 1; step <= limit; step++) {
         // Asked each step: a deferred tool the child loaded by calling it is sent in full from then on.
         const tools = child.apiTools()
-        const returned = model({ system: agent.prompt, messages, tools, signal: context.signal, agent: name })
+        const returned = model({ system, messages, tools, signal: context.signal, agent: name })
         const { response, turn: streamed } = isEventStream(returned)
           ? await streamedStep(returned, child)
           : { response: await answerOf(returned), turn: undefined }

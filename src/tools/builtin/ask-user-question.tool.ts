@@ -104,7 +104,7 @@ const PROMPT = [
 ].join('\n\n')
 
 /** AskUserQuestion: multiple-choice questions for the user, answered through the app's permission prompt. */
-export const AskUserQuestion = buildTool<AskUserQuestionInput, string>({
+export const AskUserQuestion = buildTool<AskUserQuestionInput, string, unknown, 'AskUserQuestion'>({
   name: 'AskUserQuestion',
   searchHint: 'ask user question clarify choose option decision preference',
   category: 'session',

@@ -23,7 +23,7 @@ const inputSchema = lazySchema(() =>
 )
 
 /** BashOutput: the new output of a background shell Bash started, and whether it still runs. */
-export const BashOutput = buildTool<BashOutputInput, ShellRead>({
+export const BashOutput = buildTool<BashOutputInput, ShellRead, unknown, 'BashOutput'>({
   name: 'BashOutput',
   searchHint: 'background shell output read dev server log',
   category: 'shell',

@@ -86,7 +86,8 @@ function verdictOf(command: string, shell: ShellAnalyzer | undefined): CommandVe
 }
 
 /** Bash: runs a shell command in the session's working directory (where the last `cd` left it). */
-export const Bash = buildTool<BashInput, BashOutput>({
+// Progress: the command's output as it arrives, in chunks of text.
+export const Bash = buildTool<BashInput, BashOutput, string, 'Bash'>({
   name: 'Bash',
   searchHint: 'shell command run execute terminal script',
   category: 'shell',

@@ -15,7 +15,7 @@ const inputSchema = lazySchema(() =>
 )
 
 /** KillShell: stops a background shell Bash started, and every process in its group. */
-export const KillShell = buildTool<KillShellInput, ShellKilled>({
+export const KillShell = buildTool<KillShellInput, ShellKilled, unknown, 'KillShell'>({
   name: 'KillShell',
   searchHint: 'stop kill background shell dev server',
   category: 'shell',

@@ -14,7 +14,7 @@ import { lazySchema } from '../lazy-schema.js'
 const OUTSIDE_PLAN = ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk'] as const
 
 /** EnterPlanMode: the model asks to plan first; nothing that writes runs until the plan is approved. */
-export const EnterPlanMode = buildTool<Record<string, never>, string>({
+export const EnterPlanMode = buildTool<Record<string, never>, string, unknown, 'EnterPlanMode'>({
   name: 'EnterPlanMode',
   searchHint: 'plan mode think before changing',
   category: 'session',
@@ -41,7 +41,7 @@ export interface ExitPlanModeInput {
 }
 
 /** ExitPlanMode: asks the app to approve the plan; on allow, the session goes back to its mode before plan. */
-export const ExitPlanMode = buildTool<ExitPlanModeInput, string>({
+export const ExitPlanMode = buildTool<ExitPlanModeInput, string, unknown, 'ExitPlanMode'>({
   name: 'ExitPlanMode',
   searchHint: 'plan mode approve leave finish plan',
   category: 'session',

@@ -23,7 +23,7 @@ const PROMPT = [
 ].join('\n\n')
 
 /** TodoWrite: replaces the session's task list with the given one. */
-export const TodoWrite = buildTool<TodoWriteInput, string>({
+export const TodoWrite = buildTool<TodoWriteInput, string, unknown, 'TodoWrite'>({
   name: 'TodoWrite',
   searchHint: 'todo task list plan progress track steps checklist',
   category: 'session',

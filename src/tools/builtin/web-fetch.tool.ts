@@ -59,9 +59,11 @@ const NAME = 'WebFetch'
  * // an intranet assistant: private addresses allowed, a smaller body bound
  * createKernel({ tools: [createWebFetch({ allowPrivateAddresses: true, maxBytes: 1_000_000 })] })
  */
-export function createWebFetch(options: WebFetchOptions = {}): Tool<WebFetchInput, string> {
+export function createWebFetch(
+  options: WebFetchOptions = {},
+): Tool<WebFetchInput, string> & { readonly name: 'WebFetch' } {
   const bounds = checkedOptions(options)
-  return buildTool<WebFetchInput, string>({
+  return buildTool<WebFetchInput, string, unknown, 'WebFetch'>({
     name: NAME,
     searchHint: 'web fetch url http https page download read website documentation',
     category: 'web',

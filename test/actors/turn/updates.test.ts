@@ -34,6 +34,45 @@ const label = (u: TurnUpdate) => `${u.type}:${u.toolUseId}${u.type === 'complete
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 describe('turn.updates()', () => {
+  it("a progress update names its call's tool (decision 173), also for a subscriber that comes late", async () => {
+    const { Gated, open } = gatedTool()
+    const Tick = buildTool({
+      name: 'Tick',
+      description: () => 'Ticks.',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      async *call() {
+        yield 1
+        return 'ticked'
+      },
+    })
+    const turn = testKernel([Gated, Tick]).startTurn()
+    turn.addToolUse({ id: 'g', name: 'Gated', input: {} })
+    turn.addToolUse({ id: 't', name: 'Tick', input: {} })
+    turn.end()
+    const progress = async () => {
+      const seen: unknown[] = []
+      for await (const update of turn.updates())
+        if (update.type === 'progress') seen.push([update.toolUseId, update.tool, update.data])
+        else if (update.type === 'completed' && update.toolUseId === 't') break
+      return seen
+    }
+    const early = await progress()
+    open()
+    await turn.result()
+    const expected = [
+      ['g', 'Gated', 'working'],
+      ['t', 'Tick', 1],
+    ]
+    expect(early).toEqual(expect.arrayContaining(expected))
+    // After the turn: replayed from the turn's events, names and all.
+    const late: unknown[] = []
+    for await (const update of turn.updates())
+      if (update.type === 'progress') late.push([update.toolUseId, update.tool, update.data])
+    expect(late).toEqual(expect.arrayContaining(expected))
+    expect(late).toHaveLength(2)
+  })
+
   it('ends after the turn, with each call started, its progress and one completion, in order per call', async () => {
     const { Gated, open } = gatedTool()
     const turn = testKernel([Echo, Gated]).startTurn()
