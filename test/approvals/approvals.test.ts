@@ -119,6 +119,12 @@ describe('durable approvals', () => {
     expect(again.ok === false && again.divergence.message).toMatch(
       /the answer was given for other input than this call has, so it does not count/,
     )
+    // A person's answer, refused: the decision is the user's deny, not the rules'.
+    expect(again.ok === false && again.divergence.actual).toMatchObject({
+      type: 'tool.permitted',
+      behavior: 'deny',
+      source: 'user',
+    })
   })
 
   it('allow with edited input validates it again', async () => {
