@@ -4,7 +4,6 @@
  * (`maxTurns`, `messageBudgetChars`), the caller's own signal, and the Agent tool's own turn limit.
  * The Agent tests run the real Anthropic SDK against the loopback model API.
  */
-import Anthropic from '@anthropic-ai/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -21,6 +20,7 @@ import {
   type Tool,
 } from '../../src/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
+import { holdTool, loopbackAgentModel } from './subagent-helpers.js'
 
 let api: ModelApi
 beforeEach(async () => {
@@ -36,20 +36,7 @@ const call = (id: string, name: string, input: object = {}): Message =>
   ({ role: 'assistant', stop_reason: 'tool_use', content: [{ type: 'tool_use', id, name, input }] }) as Message
 
 /** The model port over the loopback API through the SDK. */
-function agentModel(): AgentModel {
-  const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
-  return ({ system, messages, tools, signal }) =>
-    client.messages.create(
-      {
-        model: 'claude-haiku-4-5',
-        max_tokens: 1024,
-        system,
-        messages: messages as Anthropic.MessageParam[],
-        tools: tools as Anthropic.Tool[],
-      },
-      { signal },
-    )
-}
+const agentModel = (): AgentModel => loopbackAgentModel(api.url)
 
 const Look = buildTool({
   name: 'Look',
@@ -330,20 +317,3 @@ describe("the Agent tool's own turn limit", () => {
     expect(String(message.content[0]?.content)).toContain('The subagent (brief) made 1 model requests')
   })
 })
-
-/** A tool that runs until its call is stopped, and says when it has started. */
-function holdTool(): { hold: Tool; started: Promise<void> } {
-  let resolveStarted = (): void => undefined
-  const started = new Promise<void>((resolve) => (resolveStarted = resolve))
-  const hold = buildTool({
-    name: 'Hold',
-    description: () => 'Runs until stopped.',
-    inputSchema: z.object({}),
-    interruptBehavior: () => 'cancel',
-    call: (_input, { signal }) => {
-      resolveStarted()
-      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))
-    },
-  })
-  return { hold, started }
-}

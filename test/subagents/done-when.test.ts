@@ -7,7 +7,6 @@
  * parent turn's signal, which reaches the child through the Agent call). The child's model is the
  * loopback model API through the real Anthropic SDK.
  */
-import Anthropic from '@anthropic-ai/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -25,6 +24,7 @@ import { createTelemetryExporter, projectTelemetry } from '../../src/otel/index.
 import { projectTimelineModel } from '../../src/projections/timeline-model.projection.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { tracing } from '../otel/otel-helpers.js'
+import { loopbackAgentModel } from './subagent-helpers.js'
 
 let api: ModelApi
 beforeEach(async () => {
@@ -36,20 +36,7 @@ afterEach(async () => {
 
 type Message = Parameters<Kernel['runTurn']>[0]
 
-function agentModel(): AgentModel {
-  const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
-  return ({ system, messages, tools, signal }) =>
-    client.messages.create(
-      {
-        model: 'claude-haiku-4-5',
-        max_tokens: 1024,
-        system,
-        messages: messages as Anthropic.MessageParam[],
-        tools: tools as Anthropic.Tool[],
-      },
-      { signal },
-    )
-}
+const agentModel = (): AgentModel => loopbackAgentModel(api.url)
 
 /** Remove (the parent denies it), Deploy (asks a person), Slow (runs until it is stopped). */
 function childTools(): { tools: Tool[]; slowStarted: Promise<void> } {

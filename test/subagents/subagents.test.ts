@@ -5,7 +5,7 @@
  * log under the Agent call; the parent's message is the one a run without nesting gives, and the
  * log replays.
  */
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -25,6 +25,7 @@ import {
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { createTelemetryExporter, projectTelemetry } from '../../src/otel/index.js'
 import { tracing } from '../otel/otel-helpers.js'
+import { holdTool, loopbackAgentModel } from './subagent-helpers.js'
 import { projectTimelineModel } from '../../src/projections/timeline-model.projection.js'
 import { projectStats } from '../../src/projections/stats.projection.js'
 import { fakeClock } from '../../src/testing/index.js'
@@ -39,20 +40,7 @@ afterEach(async () => {
 
 type Message = Parameters<Kernel['runTurn']>[0]
 
-/** The model port over the loopback API: `messages.create`, or `messages.stream` when `streaming`. */
-function agentModel(streaming = false): AgentModel {
-  const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
-  return ({ system, messages, tools, signal }) => {
-    const body = {
-      model: 'claude-haiku-4-5',
-      max_tokens: 1024,
-      system,
-      messages: messages as Anthropic.MessageParam[],
-      tools: tools as Anthropic.Tool[],
-    }
-    return streaming ? client.messages.stream(body, { signal }) : client.messages.create(body, { signal })
-  }
-}
+const agentModel = (streaming = false): AgentModel => loopbackAgentModel(api.url, streaming)
 
 /** The child's tools: what ran is noted in `ran`. */
 function childTools(ran: string[]): Tool[] {
@@ -500,23 +488,6 @@ const messageEnd = (stopReason: string) => [
 /** Waits until `done`, or 200 turns of the event loop (no clock): long enough for a call that starts early. */
 async function ticksUntil(done: () => boolean): Promise<void> {
   for (let tick = 0; tick < 200 && !done(); tick++) await new Promise((resolve) => setImmediate(resolve))
-}
-
-/** A tool that runs until its call is stopped, and says when it has started. */
-function holdTool(): { hold: Tool; started: Promise<void> } {
-  let resolveStarted = (): void => undefined
-  const started = new Promise<void>((resolve) => (resolveStarted = resolve))
-  const hold = buildTool({
-    name: 'Hold',
-    description: () => 'Runs until stopped.',
-    inputSchema: z.object({}),
-    interruptBehavior: () => 'cancel',
-    call: (_input, { signal }) => {
-      resolveStarted()
-      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))
-    },
-  })
-  return { hold, started }
 }
 
 /** The child turn's own events may land just after the parent's result (an abort): wait for them. */
