@@ -2,7 +2,10 @@
 // drive other programs around the engine (a browser, PostgreSQL, MCP servers, the model SDKs over
 // HTTP, packed consumer projects). Those cover the engine's code in-process too, so with per-test
 // coverage each mutant they touch would rerun them, for minutes, and they check the wiring to the
-// outside, which the unit and property tests of the mutated folders check from the inside.
+// outside, which the unit and property tests of the mutated folders check from the inside. So are
+// the docs' tests (the snippet compile alone takes minutes, and checks no engine code), the loop
+// and AI SDK tests (model APIs over HTTP, as test/sdk), and the MCP spans of test/otel (a real
+// MCP server, as test/mcp).
 //
 // Every target runs the same suite: per-test coverage reruns only the tests that reach a mutant.
 // (An `include` of test/permissions alone for permission targets was here; mergeConfig appends
@@ -21,6 +24,10 @@ export default mergeConfig(
         'node_modules/**',
         'test/browser/**',
         'test/consumers/**',
+        'test/docs/**',
+        'test/approvals/ai-sdk.test.ts',
+        'test/loop/**',
+        'test/otel/mcp-spans.test.ts',
         'test/examples/**',
         'test/mcp/**',
         'test/model-api/**',
