@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Holds every replay a test makes to the log's pace (the file says why).
+    setupFiles: ['test/replay-pacing.setup.ts'],
     // Bounds that catch a hang, never a slow machine: a loaded 2-core machine needs tens of seconds
     // for a file's real servers and processes (docs/quality.md §Suite time).
     testTimeout: 60_000,

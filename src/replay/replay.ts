@@ -7,7 +7,7 @@
  * differently is reported.
  */
 import type { EventOf, KernelEvent, KernelEventInput } from '../events/event.schema.js'
-import { createMemoryLog } from '../adapters/memory-log.store.js'
+import { StampingLog } from '../adapters/memory-log.store.js'
 import { readSavedResult } from '../adapters/result-store.js'
 import type { HookOutcome, HookRunner } from '../hooks/hook-runner.js'
 import type { TurnControl } from '../actors/turn/turn.js'
@@ -137,7 +137,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     described: new Map(),
     byArrival: true,
   }
-  const log = createMemoryLog({ now: () => 0 })
+  const log = new StampingLog({ now: () => 0 })
   let turnIndex = 0
   // A log that records isEnabled switches (pool.changed disabled / enabled) answers isEnabled itself.
   const switches = events.some((e) => e.type === 'pool.changed' && (e.disabled ?? e.enabled) !== undefined)
@@ -224,6 +224,8 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     )
   }
   const turns = groupTurns(events)
+  /** Some turn's engine stopped short of the log, so the rest of it was walked at quiet moments. */
+  let unpaced = false
   const unchecked = new Set(options.inputNotChecked ?? [])
   const notChecked: NotChecked[] = []
   let kernel: KernelInternals | undefined
@@ -248,13 +250,14 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     now.gates = new Gates()
     now.activity = new Activity()
     now.attempts = noAttempts()
-    await replayTurn(kernel, turnEvents, now)
+    if (!(await replayTurn(kernel, log, turnEvents, now))) unpaced = true
     const given = inputRejections(recordedPart(turnEvents), unchecked)
     const divergence = compare(recordedPart(turnEvents), kernel.log.read(), new Set(given.map((g) => g.toolUseId)))
     notChecked.push(...given.filter((g) => divergence === undefined || g.position < divergence.position))
     if (divergence !== undefined)
       return { ok: false, turns: turns.length, divergence, log: log.read(), ...reported(notChecked, options) }
   }
+  if (unpaced) pacing.okUnpaced++
   return {
     ok: true,
     turns: turns.length,
@@ -400,8 +403,10 @@ function recordedTimers(now: Current): CallTimers {
 
 /**
  * Work of the engine's that is not an outside answer (a tool's own asynchronous permission
- * check): replay moves on only once none is pending — the engine is idle — not after a count of
- * ticks, which an I/O-bound check would outlast.
+ * check). The engine is quiet when none is pending and no microtask is left: then, and only then,
+ * has an engine that has not decided what the log has before the next answer stopped short
+ * (followDecisions); and a turn that is quiet without its result waits for an answer the log
+ * does not have.
  */
 class Activity {
   #pending = 0
@@ -588,7 +593,13 @@ const incoming = (e: EventOf<'tool.requested'>): IncomingToolUse => ({
   input: e.input,
   ...(e.inputError !== undefined ? { inputError: e.inputError } : {}),
 })
-async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now: Current): Promise<void> {
+/** Replays one turn; false when its engine stopped short of the log (a divergence, or a bug of replay's). */
+async function replayTurn(
+  kernel: KernelInternals,
+  log: StampingLog,
+  recorded: KernelEvent[],
+  now: Current,
+): Promise<boolean> {
   const { gates, recording, activity } = now
   const settle = () => activity.idle()
   const started = recorded[0] as EventOf<'turn.started'>
@@ -598,6 +609,7 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
     started.child !== undefined && started.parentToolUseId !== undefined
       ? { spec: started.child, parentToolUseId: started.parentToolUseId }
       : undefined
+  const follow = followDecisions(log, recordedPart(recorded), activity)
   const turn = kernel.openTurn(started.mode, early, child)
   const controller = new AbortController()
   let i = 1
@@ -613,18 +625,31 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
   } else {
     turn.attach(controller.signal)
   }
-  for (; i < recorded.length; i++) {
-    const event = recorded[i] as KernelEvent
-    if (event.type === 'turn.recovered') break
-    if (lateHookEvent(event, recording)) {
-      // An outside answer like any other: the hook finished, after its step had moved on.
-      kernel.log.append(withoutEnvelope(event))
-      await settle()
-      continue
+  // Each recorded event is reached once the engine has decided all the log has before it. An
+  // engine that stops short has diverged (the comparison says where); the rest of the turn is then
+  // walked as far as it goes, each answer once the engine has nothing left to do, so the log it
+  // re-executed shows what it does with them.
+  let following = true
+  /** The person's answers given at the turn.resumed before them. */
+  const answered = new Set<KernelEvent>()
+  try {
+    for (; i < recorded.length; i++) {
+      const event = recorded[i] as KernelEvent
+      if (event.type === 'turn.recovered') break
+      if (following) following = await follow.reached(i)
+      if (lateHookEvent(event, recording)) {
+        // An outside answer like any other: the hook finished, after its step had moved on.
+        kernel.log.append(withoutEnvelope(event))
+      } else {
+        drive(event, recorded, i, turn, controller, gates, started.mode, recording, now.attempts.recorded, answered)
+        if (event.type === 'turn.aborted' || event.type === 'turn.discarded') i += flushedRun(recorded, i).length
+      }
+      if (!following) await settle()
     }
-    drive(event, recorded, i, turn, controller, gates, started.mode, recording, now.attempts.recorded)
-    if (event.type === 'turn.aborted' || event.type === 'turn.discarded') i += flushedRun(recorded, i).length
-    await settle()
+    // A turn the log has whole ends where the log does: its last events decided.
+    if (following && i === recorded.length) following = await follow.reached(i)
+  } finally {
+    follow.stop()
   }
   // A divergence may leave the replay waiting for an answer the log does not have: stop it.
   const done = await Promise.race([
@@ -645,6 +670,54 @@ async function replayTurn(kernel: KernelInternals, recorded: KernelEvent[], now:
           `replay of turn ${started.turnId}: the turn neither ends nor waits for an answer after it was stopped`,
         )
   }
+  return following
+}
+
+/**
+ * Replays that found no divergence though some turn's engine stopped short of the log, its rest
+ * walked at the engine's quiet moments: an answer replay gave later than the decision it starts.
+ * A bug of replay's, never of the log; the tests assert it never happens (test/replay-pacing.setup.ts).
+ */
+export const pacing = { okUnpaced: 0 }
+
+/**
+ * The walk's pace: the engine's decided events of the turn, counted as it appends them. Recorded
+ * event i is reached once the engine has appended as many as the log has before it — its answer
+ * is then given where the log gave it, whatever the engine did in between (a microtask or a
+ * thousand). Only an engine that has not got there and has nothing left to do (no microtask, no
+ * tool's own check running) has stopped short: a divergence (replayTurn walks the rest at quiet
+ * moments).
+ */
+function followDecisions(
+  log: StampingLog,
+  recorded: readonly KernelEvent[],
+  activity: Activity,
+): { reached(i: number): Promise<boolean>; stop(): void } {
+  const turnId = recorded[0]?.turnId
+  const before: number[] = []
+  let count = 0
+  for (const event of recorded) {
+    before.push(count)
+    if (isDecided(event)) count++
+  }
+  let seen = 0
+  let wake: (() => void) | undefined
+  const subscription = log.events$.subscribe((event) => {
+    if (event.turnId !== turnId || !isDecided(event)) return
+    seen++
+    wake?.()
+  })
+  const reached = async (need: number): Promise<boolean> => {
+    while (seen < need) {
+      const appended = new Promise<true>((resolve) => (wake = () => resolve(true)))
+      if (!(await Promise.race([appended, activity.idle().then(() => false as const)]))) return seen >= need
+    }
+    return true
+  }
+  return {
+    reached: (i) => reached(before[i] ?? count),
+    stop: () => subscription.unsubscribe(),
+  }
 }
 
 /** A hook that finished after its step closed (it was abandoned by an abort and ran on). */
@@ -664,8 +737,13 @@ function drive(
   mode: 'batch' | 'stream',
   recording: Recording,
   attempts: Map<string, number>,
+  given: Set<KernelEvent>,
 ): void {
   const attemptAt = (toolUseId: string): number => attempts.get(toolUseId) ?? 1
+  const answerOf = (answer: EventOf<'permission.answered'>): void => {
+    given.add(answer)
+    void turn.answer(answer.toolUseId, withoutEnvelope(answer) as EventOf<'permission.answered'>)
+  }
   switch (event.type) {
     case 'tool.requested':
       if (mode === 'stream') turn.addIncoming(incoming(event))
@@ -709,16 +787,25 @@ function drive(
       // The tool returned here; its result waited for its running siblings'.
       gates.release(`call:${event.toolUseId}:${attemptAt(event.toolUseId)}`, true)
       return
-    case 'budget.decided':
-      // The result whose arrival decided the group returned here (the held ones before).
+    case 'budget.decided': {
+      // The held results returned before; the group is decided on the arrival of the one whose
+      // tool.completed (or tool.errored) follows: that call's answer is given here, where the
+      // decision it led to begins.
       for (const id of event.group) gates.release(`call:${id}:${attemptAt(id)}`, true)
+      const next = recorded.slice(i + 1).find(isDecided)
+      if (next?.type === 'tool.completed' || next?.type === 'tool.errored')
+        gates.release(`call:${next.toolUseId}:${attemptAt(next.toolUseId)}`, true)
       return
+    }
     case 'tool.budgeted':
       // A save that failed fails again, with the recorded reason.
       gates.release(`save:${event.toolUseId}`, event.path ?? new SaveFailed(event.error ?? 'the save failed'))
       return
     case 'tool.validated':
     case 'tool.rejected': {
+      // A hook that blocked: its step decided the rejection first, then the hook's own outcome.
+      if (event.type === 'tool.rejected' && (event.step === 'preHook' || event.step === 'postHook'))
+        gates.release(`hook:${event.toolUseId}:${event.step === 'preHook' ? 'pre' : 'post'}`, true)
       const validation = recording.calls.get(event.toolUseId)?.validation
       if (validation !== undefined) gates.release(`validate:${event.toolUseId}`, validation.answer)
       return
@@ -736,12 +823,18 @@ function drive(
       // Calls still running among the pending ones wait in a child session: park them here too.
       for (const id of event.pending) gates.park(id, true)
       return
-    case 'turn.resumed':
+    case 'turn.resumed': {
       gates.park(event.answered, false)
+      // A person's answer resumed the turn: the engine decides turn.resumed, then the call's
+      // permission.answered, on that one answer — which is given here, where its decision begins.
+      const next = recorded.slice(i + 1).find(isDecided)
+      if (next?.type === 'permission.answered' && next.toolUseId === event.answered) answerOf(next)
       return
+    }
     case 'permission.answered':
-      // A person's answer is an outside answer: given to the parked call at its recorded moment.
-      void turn.answer(event.toolUseId, withoutEnvelope(event) as EventOf<'permission.answered'>)
+      // A person's answer is an outside answer: given to the parked call at its recorded moment
+      // (unless the turn.resumed before it gave it already).
+      if (!given.has(event)) answerOf(event)
       return
     case 'permission.requested':
     case 'permission.granted':
@@ -790,19 +883,23 @@ function normal(event: KernelEvent | KernelEventInput, given: ReadonlySet<string
   return canonicalJson(rest)
 }
 
+/**
+ * An event the engine decides, which replay compares: the session's configuration is input to
+ * replay, and a session snapshot (issue 33) a copy of what came before it; background shells are
+ * outside facts (replay reads their recorded outputs and runs no shell).
+ */
+function isDecided(e: KernelEvent): boolean {
+  return e.type !== 'session.configured' && e.type !== 'session.snapshot' && !isShellEvent(e)
+}
+
 function compare(
   recorded: readonly KernelEvent[],
   replayed: readonly KernelEvent[],
   given: ReadonlySet<string>,
 ): Divergence | undefined {
   const turnId = recorded[0]?.turnId ?? ''
-  // The session's configuration is input to replay, not a decision of the engine; nor is a
-  // session snapshot (issue 33), a copy of what came before it.
-  // Background shells are outside facts: replay reads their recorded outputs and runs no shell.
-  const decided = (e: KernelEvent) =>
-    e.type !== 'session.configured' && e.type !== 'session.snapshot' && !isShellEvent(e)
-  const was = recorded.filter(decided)
-  const all = replayed.filter((e) => e.turnId === turnId && decided(e))
+  const was = recorded.filter(isDecided)
+  const all = replayed.filter((e) => e.turnId === turnId && isDecided(e))
   // After a recovery cut, what the replayed turn did next (waiting, then being stopped) is not compared.
   const now = was.at(-1)?.type === 'turn.completed' ? all : all.slice(0, was.length)
   for (let k = 0; k < Math.max(was.length, now.length); k++) {
