@@ -5,7 +5,7 @@
  * needs to act, and what an interrupted result shows of the progress.
  */
 import type { KernelEventInput, ToolResultBlock } from '../../events/event.schema.js'
-import type { CallState, Failure } from '../../events/tool-call.steps.js'
+import type { CallState } from '../../events/tool-call.steps.js'
 import type { Carry } from '../../machines/tool-call.types.js'
 import type { EventLog, ResultStore, ToolPorts } from '../../ports/index.js'
 import type { TurnBudget } from '../turn/budget.js'
@@ -103,8 +103,8 @@ export interface CallScope {
   readonly name?: string
   /** The turn's message budget, shared by its calls. */
   readonly budget: TurnBudget
-  /** Set when the scheduler voids the call before it starts. */
-  readonly voided: Failure | undefined
+  /** Set when the scheduler voids the call before it starts: why (its `tool.cancelled` reason). */
+  readonly voided: string | undefined
   /** Set by stream intake when the input JSON did not parse. */
   readonly inputError: string | undefined
   /** The tool and validated input the turn's safety check found, so the schema runs once. */

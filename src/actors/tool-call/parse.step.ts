@@ -11,7 +11,9 @@ import { hintFor, rejected } from './validate.step.js'
  * started is cancelled here: parse is the first step.
  */
 export const parseStep: StepFn = (call, state) => {
-  if (call.voided !== undefined) return failed(call, call.voided)
+  // Cancelled before it started: the turn's reason (an abort, a stop reason, a failed sibling).
+  if (call.voided !== undefined)
+    return { events: [{ type: 'tool.cancelled', ...idsOf(call), step: 'parse', reason: call.voided }] }
   const { registry, hooks } = call.services
   const tool = registry.find(state.name)
   // Only tools the model may use are suggested: a tool denied outright is never named.
@@ -30,12 +32,6 @@ export const parseStep: StepFn = (call, state) => {
 
 function reject(call: Parameters<StepFn>[0], code: Failure['code'], message: string): Decided {
   return rejected(call, { step: 'parse', code, message })
-}
-
-/** A failure as the log records it: a cancellation, or the step's rejection. */
-function failed(call: Parameters<StepFn>[0], failure: Failure): Decided {
-  if (failure.code !== 'cancelled' && failure.code !== 'interrupted') return rejected(call, failure)
-  return { events: [{ type: 'tool.cancelled', ...idsOf(call), step: failure.step, reason: failure.message }] }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

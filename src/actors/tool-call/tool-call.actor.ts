@@ -9,7 +9,7 @@
  */
 import { createActor, enqueueActions, type AnyActorRef } from 'xstate'
 import { toolResultBlock, type Step } from '../../events/event.schema.js'
-import { advance, isParked, REQUESTED, type CallState, type Failure } from '../../events/tool-call.steps.js'
+import { advance, isParked, REQUESTED, type CallState } from '../../events/tool-call.steps.js'
 import { toolCallMachine } from '../../machines/tool-call.machine.js'
 import type { Carry, ToolCallContext, ToolCallEvent } from '../../machines/tool-call.types.js'
 import { controllerOf, newCallIO, type CallScope, type CallServices, type Decided, type StepFn } from './call-scope.js'
@@ -49,8 +49,8 @@ export interface CallRequest {
   input: unknown
   /** Why the input could not be read (stream intake: malformed or truncated JSON). */
   inputError?: string
-  /** Set to end the call without running it (abort before start, a stop reason, a failed sibling). */
-  voided?: Failure
+  /** Set to cancel the call before it runs: why (an abort before start, a stop reason, a failed sibling). */
+  voided?: string
   /** The turn's message budget, shared by its calls. */
   budget: TurnBudget
   /** The tool and its schema-validated input, as the turn's safety check found them (validated once). */

@@ -416,7 +416,7 @@ function scheduledCall(
         services,
         use.inputError !== undefined
           ? request
-          : { ...request, voided: { step: 'parse', code: 'cancelled', message: reason } },
+          : { ...request, voided: reason },
       ),
   }
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { newCallIO, type CallIO, type CallScope, type CallServices } from '../../../src/actors/tool-call/call-scope.js'
 import { checkBlock, mapStep } from '../../../src/actors/tool-call/map.step.js'
-import type { FailureCode, ToolResultBlock } from '../../../src/events/event.schema.js'
+import { ToolResultBlockSchema, type FailureCode, type ToolResultBlock } from '../../../src/events/event.schema.js'
 import { type advance, foldCall, REQUESTED, type CallState, type Failure } from '../../../src/events/tool-call.steps.js'
 import type { Carry } from '../../../src/machines/tool-call.types.js'
 import { buildTool } from '../../../src/tools/build-tool.js'
@@ -271,6 +271,10 @@ describe('checkBlock', () => {
     { type: 'tool_result', tool_use_id: 'a' },
     { type: 'tool_result', tool_use_id: 'a', content: 5 },
   ])('throws for %j, naming the first problem', (block) => {
-    expect(() => checkBlock(block)).toThrow(/^its mapper returned something that is not a tool_result block \(.+\)$/)
+    const first = ToolResultBlockSchema.safeParse(block).error?.issues[0]?.message
+    expect(first).toEqual(expect.any(String))
+    expect(() => checkBlock(block)).toThrow(
+      new Error(`its mapper returned something that is not a tool_result block (${first})`),
+    )
   })
 })
