@@ -411,13 +411,7 @@ function scheduledCall(
     // A call whose input never arrived whole says so, rather than why it was not started:
     // it could not run either way.
     void: (reason) =>
-      startToolCall(
-        deps.machine,
-        services,
-        use.inputError !== undefined
-          ? request
-          : { ...request, voided: reason },
-      ),
+      startToolCall(deps.machine, services, use.inputError !== undefined ? request : { ...request, voided: reason }),
   }
 }
 
