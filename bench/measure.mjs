@@ -43,3 +43,24 @@ export const instantRunner = {
     aborted: false,
   }),
 }
+
+/** The benches' no-op tool, read-only and concurrency-safe, built with the build's own `buildTool`. */
+export function noopTool(buildTool, z) {
+  return buildTool({
+    name: 'Noop',
+    description: () => 'Does nothing.',
+    inputSchema: z.object({}),
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    call: async () => 'ok',
+  })
+}
+
+/** An assistant message of `calls` Noop tool_use blocks, ids unique per turn `t`. */
+export function noopTurn(t, calls) {
+  return {
+    role: 'assistant',
+    stop_reason: 'tool_use',
+    content: Array.from({ length: calls }, (_, i) => ({ type: 'tool_use', id: `t${t}_${i}`, name: 'Noop', input: {} })),
+  }
+}

@@ -5,26 +5,15 @@
  * and the ratio replay ÷ live measured in the same run. `--dist DIR` measures another build.
  */
 import { z } from 'zod'
-import { median } from './measure.mjs'
+import { median, noopTool, noopTurn } from './measure.mjs'
 
 const dist = process.argv.includes('--dist') ? process.argv[process.argv.indexOf('--dist') + 1] : '../dist'
 const { buildTool, createKernel, replay } = await import(`${dist}/index.js`)
 const TURNS = Number(process.env.BENCH_TURNS ?? 200)
 const CALLS = Number(process.env.BENCH_CALLS ?? 4)
 const ROUNDS = 7
-const Noop = buildTool({
-  name: 'Noop',
-  description: () => 'Does nothing.',
-  inputSchema: z.object({}),
-  isConcurrencySafe: () => true,
-  isReadOnly: () => true,
-  call: async () => 'ok',
-})
-const message = (t) => ({
-  role: 'assistant',
-  stop_reason: 'tool_use',
-  content: Array.from({ length: CALLS }, (_, i) => ({ type: 'tool_use', id: `t${t}_${i}`, name: 'Noop', input: {} })),
-})
+const Noop = noopTool(buildTool, z)
+const message = (t) => noopTurn(t, CALLS)
 
 async function live() {
   const kernel = createKernel({ tools: [Noop] })

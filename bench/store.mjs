@@ -18,25 +18,14 @@ import {
 } from '../dist/index.js'
 import { StampingLog, toJsonLine } from '../dist/internal.js'
 import { createPostgresEventStore } from '../dist/postgres/index.js'
-import { median } from './measure.mjs'
+import { median, noopTool, noopTurn } from './measure.mjs'
 import { startPostgres } from '../scripts/postgres-server.mjs'
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 300)
 const CALLS = 4
 const dir = mkdtempSync(join(os.tmpdir(), 'toolkernel-bench-store-'))
-const Noop = buildTool({
-  name: 'Noop',
-  description: () => 'Does nothing.',
-  inputSchema: z.object({}),
-  isConcurrencySafe: () => true,
-  isReadOnly: () => true,
-  call: async () => 'ok',
-})
-const message = (t) => ({
-  role: 'assistant',
-  stop_reason: 'tool_use',
-  content: Array.from({ length: CALLS }, (_, i) => ({ type: 'tool_use', id: `t${t}_${i}`, name: 'Noop', input: {} })),
-})
+const Noop = noopTool(buildTool, z)
+const message = (t) => noopTurn(t, CALLS)
 
 /** The JSONL log as it was: one writeSync per event. */
 function perEventJsonl(path) {
