@@ -11,6 +11,7 @@ import { StampingLog } from '../adapters/memory-log.store.js'
 import { readSavedResult } from '../adapters/result-store.js'
 import type { HookOutcome, HookRunner } from '../hooks/hook-runner.js'
 import type { TurnControl } from '../actors/turn/turn.js'
+import { earlyStartOf } from '../actors/turn/resume.js'
 import { combineHookResults } from '../hooks/combine.js'
 import type { IncomingToolUse } from '../intake/incoming.js'
 import { createKernelInternals, type KernelInternals, type KernelOptions } from '../kernel.js'
@@ -603,7 +604,7 @@ async function replayTurn(
   const { gates, recording, activity } = now
   const settle = () => activity.idle()
   const started = recorded[0] as EventOf<'turn.started'>
-  const early = started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe')
+  const early = earlyStartOf(started)
   // A child turn (docs/subagents.md) opens under its parent call, with the scope it recorded.
   const child =
     started.child !== undefined && started.parentToolUseId !== undefined

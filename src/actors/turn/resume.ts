@@ -3,7 +3,7 @@
  * and a turn read back from the log — each call without a result at the state its events fold to.
  * Pure functions of the log, so a kernel in another process goes on exactly where one stopped.
  */
-import type { KernelEvent } from '../../events/event.schema.js'
+import type { EventOf, KernelEvent } from '../../events/event.schema.js'
 import { foldCall, type CallState } from '../../events/tool-call.steps.js'
 import type { PendingApproval } from '../../projections/approvals.projection.js'
 import type { IncomingToolUse } from '../../intake/incoming.js'
@@ -139,6 +139,15 @@ export function resumedTurn(events: readonly KernelEvent[], turnId: string): Res
     ids: [...calls.keys()],
     calls: open,
     used,
-    config: { mode: started.mode, earlyStart: started.earlyStart ?? 'safe' },
+    config: { mode: started.mode, earlyStart: earlyStartOf(started) },
   }
+}
+
+/**
+ * Which calls of a recorded turn could start before its message ended. A log from before the
+ * field was recorded had batch turns add every call before they ended (so `'all'` decides as they
+ * did) and stream turns start safe calls early (the default then, and now).
+ */
+export function earlyStartOf(started: EventOf<'turn.started'>): 'safe' | 'none' | 'all' {
+  return started.earlyStart ?? (started.mode === 'batch' ? 'all' : 'safe')
 }
