@@ -186,8 +186,43 @@ describe('a deadline', () => {
     const def = { name: 'T', description: () => 'T', inputSchema: input, call: async () => 'x' }
     for (const timeoutMs of [0, -1, Number.NaN, '5' as unknown as number])
       expect(() => buildTool({ ...def, timeoutMs })).toThrow(/timeoutMs must be a positive number of milliseconds/)
-    expect(() => createKernel({ tools: [], toolTimeoutMs: 0 })).toThrow(/toolTimeoutMs must be a positive number/)
-    expect(() => createKernel({ tools: [], timeoutGraceMs: -1 })).toThrow(/timeoutGraceMs must be a number/)
+    for (const toolTimeoutMs of [0, -1, Number.NaN, '5' as unknown as number])
+      expect(() => createKernel({ tools: [], toolTimeoutMs })).toThrow(/toolTimeoutMs must be a positive number/)
+    for (const timeoutGraceMs of [-1, Infinity, Number.NaN, '5' as unknown as number])
+      expect(() => createKernel({ tools: [], timeoutGraceMs })).toThrow(/timeoutGraceMs must be a number/)
+    // The edges that work: any positive deadline (Infinity: none), and no grace at all.
+    expect(() => createKernel({ tools: [], toolTimeoutMs: Infinity, timeoutGraceMs: 0 })).not.toThrow()
+    expect(() => createKernel({ tools: [], toolTimeoutMs: 0.5 })).not.toThrow()
+  })
+
+  // A clock port without timers (clock.port.ts): the deadline runs on the platform's setTimeout,
+  // fires, and a call that ends first leaves no timer behind.
+  it("a clock without setTimeout: the platform's timers fire the deadline, and are cleared when the call ends", async () => {
+    const now = { now: () => Date.now() }
+    const Hang = buildTool({
+      name: 'Hang',
+      description: () => 'Never returns until stopped.',
+      inputSchema: input,
+      interruptBehavior: () => 'cancel',
+      timeoutMs: 20,
+      call: (_input, { signal }) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    })
+    const hung = await createKernel({ tools: [Hang], ports: { clock: now } }).runTurn(assistant(['h', 'Hang', {}]))
+    expect(hung.message.content[0]?.content).toContain('Hang timed out')
+
+    const Quick = buildTool({
+      name: 'Quick',
+      description: () => 'Answers.',
+      inputSchema: input,
+      timeoutMs: 600_000,
+      call: async () => 'done',
+    })
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length
+    const before = timers()
+    const quick = await createKernel({ tools: [Quick], ports: { clock: now } }).runTurn(assistant(['q', 'Quick', {}]))
+    expect(quick.message.content[0]?.content).toBe('done')
+    expect(timers()).toBeLessThanOrEqual(before)
   })
 
   it('recovery words a call that timed out before the process stopped as timed out', () => {
