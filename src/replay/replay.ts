@@ -721,6 +721,12 @@ function followDecisions(
   }
 }
 
+/** The first event after `i` the engine decides (a session's configuration and snapshots aside). */
+function nextDecided(recorded: readonly KernelEvent[], i: number): KernelEvent | undefined {
+  for (let j = i + 1; j < recorded.length; j++) if (isDecided(recorded[j] as KernelEvent)) return recorded[j]
+  return undefined
+}
+
 /** A hook that finished after its step closed (it was abandoned by an abort and ran on). */
 function lateHookEvent(event: KernelEvent, recording: Recording): event is EventOf<'hook.finished'> {
   if (event.type !== 'hook.finished') return false
@@ -793,7 +799,7 @@ function drive(
       // tool.completed (or tool.errored) follows: that call's answer is given here, where the
       // decision it led to begins.
       for (const id of event.group) gates.release(`call:${id}:${attemptAt(id)}`, true)
-      const next = recorded.slice(i + 1).find(isDecided)
+      const next = nextDecided(recorded, i)
       if (next?.type === 'tool.completed' || next?.type === 'tool.errored')
         gates.release(`call:${next.toolUseId}:${attemptAt(next.toolUseId)}`, true)
       return
@@ -828,7 +834,7 @@ function drive(
       gates.park(event.answered, false)
       // A person's answer resumed the turn: the engine decides turn.resumed, then the call's
       // permission.answered, on that one answer — which is given here, where its decision begins.
-      const next = recorded.slice(i + 1).find(isDecided)
+      const next = nextDecided(recorded, i)
       if (next?.type === 'permission.answered' && next.toolUseId === event.answered) answerOf(next)
       return
     }
