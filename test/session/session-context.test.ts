@@ -142,6 +142,68 @@ describe('context changes from tools', () => {
     expect(kernel.session).toMatchObject({ data: {}, mode: 'default' })
   })
 
+  // A safe call's output waits for its running siblings' (the budget's groups, decision 154): the
+  // note that its change was dropped comes with its tool.completed, when the group is decided or
+  // when an interruption claims the held result at once.
+  describe('from a safe call whose result waits for a sibling', () => {
+    const big = 'x'.repeat(5_000)
+    const tools = (release: Promise<void>) => [
+      buildTool({
+        name: 'BigSet',
+        description: () => 'Changes the session and says a lot.',
+        inputSchema: z.object({}),
+        isConcurrencySafe: () => true,
+        // Interrupted while held, its result is claimed at once (a 'block' one would wait on).
+        interruptBehavior: () => 'cancel',
+        call: async () => changeContext(big, { data: { k: 1 } }),
+      }),
+      buildTool({
+        name: 'Slow',
+        description: () => 'Answers when released.',
+        inputSchema: z.object({}),
+        isConcurrencySafe: () => true,
+        interruptBehavior: () => 'cancel',
+        call: async (_input, { signal }) => {
+          await Promise.race([release, new Promise((resolve) => signal.addEventListener('abort', resolve))])
+          return 'slow'
+        },
+      }),
+    ]
+    /** Call a's events that say where its result and its change went, in log order. */
+    const order = (events: readonly KernelEvent[]) =>
+      events.flatMap((e) => {
+        const of = e.type === 'session.changed' ? e.changedBy : 'toolUseId' in e ? e.toolUseId : undefined
+        return of === 'a' && ['budget.held', 'tool.completed', 'session.changed'].includes(e.type) ? [e.type] : []
+      })
+
+    it('is decided with the group: held, then completed with the note', async () => {
+      let go = () => undefined as void
+      const released = new Promise<void>((resolve) => (go = resolve))
+      const kernel = testKernel(tools(released))
+      const turn = kernel.runTurn(assistant(['a', 'BigSet', {}], ['b', 'Slow', {}]))
+      await new Promise((resolve) => setImmediate(resolve))
+      go()
+      const { events, message } = await turn
+      expect(order(events)).toEqual(['budget.held', 'tool.completed', 'session.changed'])
+      expect(changes(events)).toMatchObject([{ changedBy: 'a', dropped: [{ field: 'data' }] }])
+      expect(kernel.session.data).toEqual({})
+      expect(String(message.content[0]?.content)).toContain('x'.repeat(100))
+      expect(await replay(events, { tools: tools(Promise.resolve()) })).toMatchObject({ ok: true })
+    })
+
+    it('an interruption claims the held result at once, with the note', async () => {
+      const controller = new AbortController()
+      const kernel = testKernel(tools(new Promise(() => undefined)))
+      const turn = kernel.runTurn(assistant(['a', 'BigSet', {}], ['b', 'Slow', {}]), { signal: controller.signal })
+      await new Promise((resolve) => setImmediate(resolve))
+      controller.abort('user pressed Esc')
+      const { events } = await turn
+      expect(order(events)).toEqual(['budget.held', 'tool.completed', 'session.changed'])
+      expect(changes(events)).toMatchObject([{ changedBy: 'a', dropped: [{ field: 'data' }] }])
+      expect(events.find((e) => e.type === 'tool.result' && e.toolUseId === 'a')).toMatchObject({ outcome: 'success' })
+    })
+  })
+
   it('bad fields are dropped one by one, with a reason each', async () => {
     const kernel = testKernel([setter('Set', false)])
     const { events } = await kernel.runTurn(

@@ -77,11 +77,15 @@ describe('the call step waits for the write-ahead fence', () => {
       await tick()
       controller.abort('user pressed Esc')
       release()
-      const { message } = await turn
+      const { message, events } = await turn
       expect(state.ran).toBe(0)
       expect(text(message.content[0])).toBe(
         'Touch was cancelled before it ran: user pressed Esc. It had no effect; call it again if it is still needed.',
       )
+      // The log says where it stopped, and that it never ran.
+      expect(events.filter((e) => e.type === 'tool.cancelled')).toMatchObject([
+        { toolUseId: 't1', step: 'call', reason: 'user pressed Esc', beforeRun: true },
+      ])
     },
   )
 })
