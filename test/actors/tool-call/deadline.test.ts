@@ -74,7 +74,7 @@ describe('a deadline', () => {
     expect(block.content).toContain('Fetch timed out: it ran out of time after 1000 ms (its deadline)')
     expect(block.content).toContain('may or may not have finished its work')
     expect(seen.signal?.aborted).toBe(true)
-    expect((seen.signal?.reason as Error).name).toBe('TimeoutError')
+    expect(seen.signal?.reason).toMatchObject({ name: 'TimeoutError', message: 'Fetch ran out of time after 1000 ms' })
     const events = kernel.log.read()
     expect(types(events, 't1')).toEqual([
       'tool.requested',
@@ -223,6 +223,19 @@ describe('a deadline', () => {
     const quick = await createKernel({ tools: [Quick], ports: { clock: now } }).runTurn(assistant(['q', 'Quick', {}]))
     expect(quick.message.content[0]?.content).toBe('done')
     expect(timers()).toBeLessThanOrEqual(before)
+
+    // Infinity is no deadline at all (the platform would fire a timer of Infinity ms at once).
+    const Patient = buildTool({
+      name: 'Patient',
+      description: () => 'Takes its time.',
+      inputSchema: input,
+      timeoutMs: Infinity,
+      call: () => new Promise<string>((resolve) => setTimeout(() => resolve('in time'), 30)),
+    })
+    const patient = await createKernel({ tools: [Patient], ports: { clock: now } }).runTurn(
+      assistant(['p', 'Patient', {}]),
+    )
+    expect(patient.message.content[0]?.content).toBe('in time')
   })
 
   it('recovery words a call that timed out before the process stopped as timed out', () => {

@@ -143,6 +143,38 @@ describe('retries', () => {
     expect(ofCall(kernel.log.read()).map((e) => e.type)).not.toContain('tool.restarted')
   })
 
+  // Fail closed: a tool that cannot say its input is read-only, or a retryOn that throws, is
+  // not run again.
+  it.each([
+    [
+      'isReadOnly throws',
+      {
+        idempotent: false,
+        isReadOnly: () => {
+          throw new Error('cannot tell')
+        },
+      },
+    ],
+    [
+      'retryOn throws',
+      {
+        retry: {
+          attempts: 3,
+          retryOn: () => {
+            throw new Error('cannot tell')
+          },
+        },
+      },
+    ],
+  ] as const)('%s: no second attempt', async (_case, more) => {
+    const { tool, calls } = flaky(5, more as Partial<ToolDef<{ key?: string | undefined }>>)
+    const kernel = kernelOn(fakeClock(), [tool])
+    const { message } = await kernel.runTurn(assistant(['t1', 'Lookup', {}]))
+    expect(calls()).toBe(1)
+    expect(String(message.content[0]?.content)).toMatch(/^Lookup failed/)
+    expect(ofCall(kernel.log.read()).filter((e) => e.type === 'tool.retrying')).toEqual([])
+  })
+
   it('lets one deadline cover every attempt, ending a backoff at once', async () => {
     const clock = fakeClock()
     const { tool, calls } = flaky(5, {
