@@ -20,6 +20,7 @@ import { ChildPool, type ChildPoolInput } from './tools/pool/child-pool.js'
 import { ToolRegistry } from './tools/tool-registry.js'
 import type { Tool } from './tools/tool.types.js'
 import { checkOptionsObject, optionNames } from './util/known-options.js'
+import { describeValue } from './util/describe-value.js'
 
 /** What a child turn records of its scope (turn.started `child`), and what replay builds it again from. */
 export type ChildSpec = NonNullable<EventOf<'turn.started'>['child']>
@@ -260,13 +261,6 @@ export function childSession(
       }
     },
   }
-}
-
-/** A value as an error message shows it: its JSON, or its type where it has none. */
-function describeValue(value: unknown): string {
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'symbol' || typeof value === 'bigint') return typeof value
-  return JSON.stringify(value) ?? typeof value
 }
 
 /** A child turn's result once it is over (after every answer it waits for). */

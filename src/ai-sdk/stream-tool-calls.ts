@@ -9,6 +9,7 @@ import type { Turn } from '../actors/turn/turn.types.js'
 import type { Kernel } from '../kernel.js'
 import type { TurnUpdate } from '../projections/updates.projection.js'
 import { checkOptionsObject } from '../util/known-options.js'
+import { describeValue } from '../util/describe-value.js'
 import {
   AI_SDK_TURN_OPTIONS,
   ownCalls,
@@ -91,7 +92,7 @@ class StreamedToolCalls implements AiSdkStreamedToolCalls {
   push(part: AiSdkStreamPart): void {
     const type = typeof part === 'object' && part !== null ? part.type : undefined
     if (typeof type !== 'string')
-      throw new TypeError(`startToolCalls().push expects a part of streamText's fullStream, got ${describe(part)}`)
+      throw new TypeError(`startToolCalls().push expects a part of streamText's fullStream, got ${describeValue(part)}`)
     if (type === 'tool-call') return this.#addCall(part)
     if (type === 'finish-step' || type === 'finish') return this.end(finishReasonOf(part))
     if (type === 'abort') return this.end('abort')
@@ -155,10 +156,4 @@ function finishReasonOf(part: AiSdkStreamPart): string {
   const parsed = FinishPart.safeParse(part)
   if (!parsed.success) throw new TypeError(`malformed ${part.type} part: ${z.prettifyError(parsed.error)}`)
   return parsed.data.finishReason
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (typeof value !== 'object') return typeof value
-  return `an object with keys ${Object.keys(value).slice(0, 5).join(', ') || '(none)'}`
 }

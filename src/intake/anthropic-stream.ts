@@ -8,7 +8,8 @@
 import { z } from 'zod'
 import { StreamIntake, type IncomingToolUse } from './incoming.js'
 import { parseToolInput } from './json-input.js'
-import { assertDirected, describeValue } from './misdirected.js'
+import { assertDirected } from './misdirected.js'
+import { describeValue } from '../util/describe-value.js'
 
 const Index = z.number().int().nonnegative()
 const StreamEventSchema = z.discriminatedUnion('type', [

@@ -12,7 +12,8 @@
  */
 import { z } from 'zod'
 import type { IncomingToolUse } from './incoming.js'
-import { assertDirected, describeValue } from './misdirected.js'
+import { assertDirected } from './misdirected.js'
+import { describeValue } from '../util/describe-value.js'
 import {
   isOpenAIMessage,
   openAICalls,

@@ -14,7 +14,8 @@ import { z } from 'zod'
 import { StreamIntake, type IncomingToolUse } from './incoming.js'
 import { parseToolInput } from './json-input.js'
 import { cutOff } from './anthropic-stream.js'
-import { assertDirected, describeValue } from './misdirected.js'
+import { assertDirected } from './misdirected.js'
+import { describeValue } from '../util/describe-value.js'
 import {
   failureDetail,
   functionCallUse,
