@@ -24,17 +24,14 @@ export type ProgressOf<T> = T extends Tool<any, any, infer P> ? P : never
  */
 export type ToolsProgress<Tools extends readonly Tool[]> = ProgressOf<Tools[number]>
 
-/**
- * The progress a kernel's turns report: its tools' union, or `unknown` where tools come from
- * sources too (MCP servers), whose progress no type knows.
- */
-export type KernelProgress<O extends { readonly tools: readonly Tool[]; readonly toolSources?: unknown }> = O extends {
-  readonly toolSources: infer S
-}
-  ? S extends undefined
-    ? ToolsProgress<O['tools']>
-    : unknown
-  : ToolsProgress<O['tools']>
+/** `T`, or `unknown` where a kernel's tools come from sources too (MCP servers), whose progress no type knows. */
+type UnlessSourced<O, T> = O extends { readonly toolSources: infer S } ? (S extends undefined ? T : unknown) : T
+
+/** What a kernel's options are read for: its tools, and whether any come from sources. */
+type ToolOptions = { readonly tools: readonly Tool[]; readonly toolSources?: unknown }
+
+/** The progress a kernel's turns report: its tools' union, or `unknown` where tools come from sources too. */
+export type KernelProgress<O extends ToolOptions> = UnlessSourced<O, ToolsProgress<O['tools']>>
 
 /**
  * A tool's progress paired with its name: the data type branded with both (a type only; no value
@@ -61,9 +58,4 @@ export type ToolsProgressByName<Tools extends readonly Tool[]> = PairOf<Tools[nu
  * The progress a kernel's turns report, keyed by tool name (what `createKernel` gives its
  * `Kernel<P>`): its tools' pairs, or `unknown` where tools come from sources too (MCP servers).
  */
-export type KernelProgressByName<O extends { readonly tools: readonly Tool[]; readonly toolSources?: unknown }> =
-  O extends { readonly toolSources: infer S }
-    ? S extends undefined
-      ? ToolsProgressByName<O['tools']>
-      : unknown
-    : ToolsProgressByName<O['tools']>
+export type KernelProgressByName<O extends ToolOptions> = UnlessSourced<O, ToolsProgressByName<O['tools']>>
