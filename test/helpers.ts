@@ -1,4 +1,8 @@
 /** Small tools and messages shared by the tests. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach } from 'vitest'
 import { z } from 'zod'
 import {
   buildTool,
@@ -104,4 +108,20 @@ export function pushCutToolUse(turn: Pick<Turn, 'push'>, id: string, name: strin
     index: 0,
     delta: { type: 'input_json_delta', partial_json: partial },
   } as never)
+}
+
+/**
+ * Temp directories for a test file: call once at its top level; each directory made with the
+ * function it returns is removed after the test that made it.
+ */
+export function scratchDirs(): (prefix: string) => string {
+  const made: string[] = []
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+  return (prefix) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix))
+    made.push(dir)
+    return dir
+  }
 }

@@ -1,8 +1,7 @@
 /** Command hooks as real scripts in temp directories, and in-process hooks. */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   buildTool,
@@ -12,18 +11,11 @@ import {
   type KernelOptions,
   type ToolResultBlock,
 } from '../../src/index.js'
-import { assistant, testKernel } from '../helpers.js'
+import { assistant, scratchDirs, testKernel } from '../helpers.js'
 import { gone } from '../processes.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'toolkernel-hooks-'))
-  dirs.push(dir)
-  return dir
-}
+const scratchDir = scratchDirs()
+const scratch = (): string => scratchDir('toolkernel-hooks-')
 /** Writes an executable hook script and returns the command that runs it. */
 function script(dir: string, name: string, body: string, executable = true): string {
   const path = join(dir, name)

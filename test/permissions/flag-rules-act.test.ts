@@ -5,12 +5,11 @@
  * asks on its own (which then runs unasked) while Write asks. Each has a control run without the
  * rule, where the calls are decided otherwise, so the rule is what decides.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   buildTool,
@@ -22,18 +21,9 @@ import {
   type KernelOptions,
   type PermissionRequest,
 } from '../../src/index.js'
-import { assistant, testKernel } from '../helpers.js'
+import { assistant, scratchDirs, testKernel } from '../helpers.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-function dir(prefix: string): string {
-  const made = mkdtempSync(join(tmpdir(), prefix))
-  dirs.push(made)
-  return made
-}
+const dir = scratchDirs()
 
 let server: Server
 let url = ''

@@ -3,27 +3,22 @@
  * itself. Through real kernel turns on real temp files: `ask: ['@destructive']` makes Write, Edit
  * and a changing Bash command ask, while Read and a read-only command run unasked.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Bash, buildTool, createKernel, Edit, Read, Write, type PermissionRequest } from '../../src/index.js'
 import { parseRule } from '../../src/permissions/rules.js'
 import { loadBashGrammar } from '../../src/adapters/bash-grammar.js'
-import { assistant, testKernel } from '../helpers.js'
+import { assistant, scratchDirs, testKernel } from '../helpers.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const scratch = scratchDirs()
 beforeAll(async () => {
   await loadBashGrammar()
 })
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tk-flags-'))
-  dirs.push(dir)
+  const dir = scratch('tk-flags-')
   writeFileSync(join(dir, 'a.txt'), 'alpha\n')
   return dir
 }

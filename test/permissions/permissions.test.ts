@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   Bash,
@@ -18,12 +16,9 @@ import { matchesPath, parseRule } from '../../src/permissions/rules.js'
 import { analyzeCommand, matchesSpecifier } from '../../src/permissions/shell/index.js'
 import { loadBashGrammar } from '../../src/adapters/bash-grammar.js'
 import { compileRules, matchRules } from '../../src/permissions/ruleset.js'
-import { assistant, fixedClock, testKernel } from '../helpers.js'
+import { assistant, fixedClock, scratchDirs, testKernel } from '../helpers.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const scratch = scratchDirs()
 const cwd = '/work/proj'
 beforeAll(async () => {
   await loadBashGrammar()
@@ -121,11 +116,7 @@ describe('rule precedence and compound commands', () => {
 })
 
 describe('the permission step through the kernel', () => {
-  const project = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolkernel-perm-'))
-    dirs.push(dir)
-    return dir
-  }
+  const project = () => scratch('toolkernel-perm-')
   const run = async (options: Partial<KernelOptions>, ...calls: Array<[string, string, unknown]>) => {
     const kernel = testKernel([Bash, Edit, Read], { cwd: options.cwd ?? project(), approvals: 'deny', ...options })
     return kernel.runTurn(assistant(...calls))
