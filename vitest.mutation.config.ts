@@ -12,8 +12,28 @@
 // arrays, so it never narrowed anything, and the per-file runs took minutes with the whole suite.)
 // test/mutation.setup.ts clears the shell analysis caches before each test, so a mutant behind a
 // cache runs.
+//
+// TK_MUTATION_SUITE=engine narrows the suite further, for folders every test reaches (src/actors/turn,
+// src/replay): it leaves out the tests of tools, sandboxes, adapters, the CLI, the testing kit and
+// the attack files, which reach a turn the way the engine's own tests do but spend their time in
+// real processes, so a surviving mutant, which runs every test that covers it, costs minutes. Fewer
+// tests can only kill fewer mutants, so such a run's score is a floor (docs/quality.md says which
+// runs were narrowed).
 import { defineConfig, mergeConfig } from 'vitest/config'
 import base from './vitest.config.js'
+
+const narrowed =
+  process.env.TK_MUTATION_SUITE === 'engine'
+    ? [
+        'test/tools/builtin/**',
+        'test/sandbox/**',
+        'test/adapters/**',
+        'test/cli/**',
+        'test/testing/**',
+        'test/attacks/**',
+        'test/approvals/hand-over.test.ts',
+      ]
+    : []
 
 export default mergeConfig(
   base,
@@ -34,6 +54,7 @@ export default mergeConfig(
         'test/sdk/**',
         'test/store/**',
         'test/types/**',
+        ...narrowed,
       ],
     },
   }),

@@ -3,7 +3,7 @@
  * child has a scope — the tools it may call and rules that only narrow its parent's — and its
  * turns run in the kernel's own log, each event stamped with the parent call's id.
  */
-import type { CallServices, ChildCall } from './actors/tool-call/call-scope.js'
+import type { CallServices, ChildCall, TurnBelow } from './actors/tool-call/call-scope.js'
 import type { TurnControl } from './actors/turn/turn.js'
 import type { EarlyStart } from './actors/turn/turn.types.js'
 import type { EventOf } from './events/event.schema.js'
@@ -199,7 +199,7 @@ export function childSpecOf(
 export type OpenChildTurn = (
   scope: Scope,
   spec: ChildSpec,
-  under: { toolUseId: string; park: (parked: boolean) => void },
+  under: { toolUseId: string; opened: () => TurnBelow },
   turn: { mode: 'batch'; earlyStart: 'all' | 'none' } | { mode: 'stream'; earlyStart?: EarlyStart },
 ) => TurnControl
 

@@ -29,7 +29,7 @@ import { checkDeferralOptions, type DeferralOptions } from './tools/pool/thresho
 import type { ToolSource } from './tools/tool-source.types.js'
 import { provideToolCallMachine, type CallObserver } from './actors/tool-call/tool-call.actor.js'
 import { startTurn, type TurnControl, type TurnDeps } from './actors/turn/turn.js'
-import type { ChildCall, ChildRunner } from './actors/tool-call/call-scope.js'
+import type { ChildCall, ChildRunner, TurnBelow } from './actors/tool-call/call-scope.js'
 import type { ChildOptions, ChildSession } from './tools/child.types.js'
 import {
   childScope,
@@ -526,7 +526,7 @@ export function createKernelInternals(
       permissions: scope.permissions(),
       messageBudget: spec.messageBudgetChars ?? config.messageBudget,
       child: spec,
-      onParkedChange: under.park,
+      parentCall: under.opened(),
     }
     const turn = startTurn(deps, { mode: how.mode, earlyStart: how.earlyStart ?? config.earlyStart })
     track(turn)
@@ -666,10 +666,14 @@ export function createKernelInternals(
     answer,
     openTurn: (mode, early, child) => {
       if (child === undefined) return open(mode, early)
-      // Replay: the child turn as recorded, under a parent call whose stand-in answers as it did.
+      // Replay: the child turn as recorded, under a parent call whose stand-in answers as it did
+      // and parks where the recording parked (so it hears nothing from the turn).
       const parent = scopes.get(child.spec.parentTurnId) ?? root
       const scope = childScope(parent, child.spec, policyInputs, child.parentToolUseId)
-      const under = { toolUseId: child.parentToolUseId, park: () => undefined }
+      const under = {
+        toolUseId: child.parentToolUseId,
+        opened: (): TurnBelow => ({ park: () => undefined, over: () => undefined }),
+      }
       return openChildTurn(
         scope,
         child.spec,

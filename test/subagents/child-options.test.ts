@@ -4,7 +4,7 @@
  * (`maxTurns`, `messageBudgetChars`), the caller's own signal, and the Agent tool's own turn limit.
  * The Agent tests run the real Anthropic SDK against the loopback model API.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import {
   buildTool,
@@ -315,5 +315,96 @@ describe("the Agent tool's own turn limit", () => {
     const { message } = await kernel.runTurn(call('a1', 'Agent', { description: 'Look', prompt: 'Look.' }))
     expect(api.requests).toHaveLength(1)
     expect(String(message.content[0]?.content)).toContain('The subagent (brief) made 1 model requests')
+  })
+})
+
+describe("a child session's life under its call", () => {
+  const Deploy = buildTool({
+    name: 'Deploy',
+    description: () => 'Deploys.',
+    inputSchema: z.object({}),
+    checkPermissions: () => ({ behavior: 'ask', message: 'deploys need a person' }),
+    call: async () => 'deployed',
+  })
+
+  it('two child turns parked at once: the parent call waits until both are answered', async () => {
+    const kernel = createKernel({
+      tools: [
+        Deploy,
+        opener({}, async (child) => {
+          const results = await Promise.all([
+            child.runTurn(childCall('c1', 'Deploy')),
+            child.runTurn(childCall('c2', 'Deploy')),
+          ])
+          return results.map(({ message }) => String(message.content[0]?.content)).join(', ')
+        }),
+      ],
+    })
+    const first = await kernel.runTurn(call('p1', 'Open'))
+    // The parent turn settles once both child turns are parked: its result lists both calls.
+    expect(first.pending.map((p) => [p.toolUseId, p.parentToolUseId])).toEqual([
+      ['c1', 'p1'],
+      ['c2', 'p1'],
+    ])
+    // One answer moves one child turn on; the other still waits, and so does the parent call.
+    const second = await kernel.answer('c1', { behavior: 'allow' })
+    expect(second.pending.map((p) => p.toolUseId)).toEqual(['c2'])
+    expect(kernel.log.read().some((e) => e.type === 'tool.result' && e.toolUseId === 'p1')).toBe(false)
+    const done = await kernel.answer('c2', { behavior: 'allow' })
+    expect(done.pending).toEqual([])
+    expect(done.message.content[0]?.content).toBe('deployed, deployed')
+    // The parent turn parked twice (both calls, then the one left) and replays as it ran.
+    const log = kernel.log.read()
+    expect(log.filter((e) => e.type === 'turn.parked' && e.parentToolUseId === undefined)).toHaveLength(2)
+    const replayed = await replay(log, { tools: kernel.tools })
+    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
+  })
+
+  it('takes no more turns once its call has its result: the tool kept the session past its answer', async () => {
+    let kept: ChildSession | undefined
+    const kernel = createKernel({
+      tools: [
+        Look,
+        opener({}, async (child) => {
+          kept = child
+          return 'opened'
+        }),
+      ],
+    })
+    const { message } = await kernel.runTurn(call('p1', 'Open'))
+    expect(message.content[0]?.content).toBe('opened')
+    await expect(kept?.runTurn(childCall('c1', 'Look', { at: 'late' }))).rejects.toThrow(
+      'context.runChild: call p1 has its result; its child session takes no more turns',
+    )
+    expect(() => kept?.startTurn()).toThrow('call p1 has its result')
+    expect(childTurnsOf(kernel.log.read())).toEqual([])
+  })
+
+  it("takes no more turns once its call's deadline has answered it, though the tool goes on", async () => {
+    let release = (): void => undefined
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let late: Promise<string> | undefined
+    const Open = buildTool({
+      name: 'Open',
+      description: () => 'Opens a child, then waits past its deadline, ignoring its signal.',
+      inputSchema: z.object({}),
+      timeoutMs: 25,
+      call: async (_input, context) => {
+        const child = context.runChild?.()
+        await released
+        late = child?.runTurn(childCall('c1', 'Look', { at: 'late' })).then(
+          () => 'took a turn',
+          (error: unknown) => String(error),
+        )
+        return 'too late'
+      },
+    })
+    const kernel = createKernel({ tools: [Look, Open] })
+    const { message } = await kernel.runTurn(call('p1', 'Open'))
+    expect(message.content[0]).toMatchObject({ is_error: true })
+    release()
+    await vi.waitFor(() => expect(late).toBeDefined())
+    expect(await late).toContain('call p1 has its result; its child session takes no more turns')
+    expect(childTurnsOf(kernel.log.read())).toEqual([])
   })
 })

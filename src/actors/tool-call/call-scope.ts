@@ -49,10 +49,16 @@ export interface ChildCall {
   readonly toolName: string | undefined
   /** The call's signal: its interruption stops the child's turns. */
   readonly signal: AbortSignal
-  /** Tells the call's turn that the call waits for a person below it (a child's parked call), or no longer. */
-  park(parked: boolean): void
+  /** Counts a child turn opened under the call, which then tells the call how it goes. */
+  opened(): TurnBelow
   /** The call has its result: its child session takes no more turns. */
   ended(): boolean
+}
+
+/** What a child turn tells the call it runs under: that it parks, moves on, is over. */
+export interface TurnBelow {
+  park(parked: boolean): void
+  over(): void
 }
 
 /** What `context.runChild` runs on: the kernel's (composition root, child-scope.ts). */
@@ -279,7 +285,14 @@ function lazyChildOpener(call: CallScope, children: ChildRunner): (options?: Chi
 /** `context.runChild` for this call: the kernel's runner, told about the call it runs under. */
 function childOpener(call: CallScope, children: ChildRunner): (options?: ChildOptions) => ChildSession {
   const { io, turnId, toolUseId } = call
-  let parkedBelow = 0
+  // The call waits for a person below it while a child turn is parked and none runs: one that
+  // runs may still finish, or park too, and the turn settles parked only once all that could
+  // finish has (so its result lists every call that waits).
+  const below = { running: 0, parked: 0, waits: false }
+  const update = (): void => {
+    const waits = below.parked > 0 && below.running === 0
+    if (waits !== below.waits) io.nestedPark?.((below.waits = waits))
+  }
   const under: ChildCall = {
     turnId,
     toolUseId,
@@ -287,11 +300,23 @@ function childOpener(call: CallScope, children: ChildRunner): (options?: ChildOp
     get signal() {
       return controllerOf(call).signal
     },
-    // Several child turns may wait at once: the call waits while any does.
-    park: (parked) => {
-      if (parked) {
-        if (parkedBelow++ === 0) io.nestedPark?.(true)
-      } else if (parkedBelow > 0 && --parkedBelow === 0) io.nestedPark?.(false)
+    opened: () => {
+      let now: 'running' | 'parked' | 'over' = 'running'
+      below.running++
+      const becomes = (next: typeof now): void => {
+        below[now === 'parked' ? 'parked' : 'running']--
+        if (next !== 'over') below[next]++
+        now = next
+        update()
+      }
+      return {
+        park: (parked) => {
+          if (now !== 'over' && parked !== (now === 'parked')) becomes(parked ? 'parked' : 'running')
+        },
+        over: () => {
+          if (now !== 'over') becomes('over')
+        },
+      }
     },
     ended: () => io.answered || io.timedOut,
   }

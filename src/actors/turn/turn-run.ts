@@ -16,7 +16,7 @@ import { projectTurnMessage } from '../../projections/messages.projection.js'
 import { pendingApprovals, withChildTurns } from '../../projections/approvals.projection.js'
 import type { CallState } from '../../events/tool-call.steps.js'
 import type { EventLog } from '../../ports/index.js'
-import type { CallServices } from '../tool-call/call-scope.js'
+import type { CallServices, TurnBelow } from '../tool-call/call-scope.js'
 import {
   startToolCall,
   type CallHandle,
@@ -54,8 +54,8 @@ export interface TurnDeps {
   ready?: Promise<void> | undefined
   /** A child turn (docs/subagents.md): recorded in its turn.started. */
   child?: EventOf<'turn.started'>['child']
-  /** Told when the turn parks, and when an answer moves it on (a child turn tells its parent call). */
-  onParkedChange?: (parked: boolean) => void
+  /** A child turn tells the call it runs under when it parks, moves on, and is over. */
+  parentCall?: TurnBelow
 }
 
 export interface TurnConfig {
@@ -179,7 +179,7 @@ export class TurnRun {
     this.parked = false
     this.#reopen()
     this.#deps.log.append({ type: 'turn.resumed', turnId: this.turnId, answered: toolUseId })
-    this.#deps.onParkedChange?.(false)
+    this.#deps.parentCall?.park(false)
   }
 
   #reopen(): void {
@@ -342,7 +342,7 @@ export class TurnRun {
     const byIndex = (a: string, b: string): number => (order.get(a) ?? 0) - (order.get(b) ?? 0)
     this.parked = true
     log.append({ type: 'turn.parked', turnId: this.turnId, pending: [...pending].sort(byIndex), waiting: [...waiting] })
-    this.#deps.onParkedChange?.(true)
+    this.#deps.parentCall?.park(true)
     const settle = (): void => this.#settle()
     if (log.fence === undefined) settle()
     else log.fence().then(settle, settle)
@@ -352,6 +352,7 @@ export class TurnRun {
   #completed(): void {
     const { log } = this.#deps
     this.phase = 'over'
+    this.#deps.parentCall?.over()
     this.#signal?.removeEventListener('abort', this.#onAbort)
     log.append({ type: 'turn.completed', turnId: this.turnId, results: this.#ids.size })
     const settle = (): void => this.#settle()
