@@ -56,10 +56,18 @@ async function session(log = createMemoryLog(fixedClock())): Promise<KernelEvent
 const snapshots = (events: readonly KernelEvent[]) => events.filter((e) => e.type === 'session.snapshot')
 
 describe('the snapshotEvery option', () => {
-  it.each([-1, 1.5, '5', Infinity, true])('refuses %s with what it takes', (value) => {
+  it.each([
+    [-1, 'got -1'],
+    [1.5, 'got 1.5'],
+    ['5', 'got "5"'],
+    [Infinity, 'got Infinity'],
+    [true, 'got true'],
+  ])('refuses %s with what it takes, and says what it got', (value, got) => {
     expect(() => createKernel({ tools, snapshotEvery: value as never })).toThrow(
       /snapshotEvery must be a whole number of turns between session snapshots \(0 or false: none; default 50\)/,
     )
+    // A string is quoted, so '5' does not read as the number 5.
+    expect(() => createKernel({ tools, snapshotEvery: value as never })).toThrow(new RegExp(`, ${got}$`))
   })
 
   it('writes one every N top-level turns (3 here), none with 0 or false, one per 50 by default', async () => {
@@ -139,6 +147,26 @@ describe('the keeper lets over turns go, and fails closed when the log does what
       scope: 'tool',
     } as KernelEvent)
     expect(keeper.unfaithful).toBe('a permission.granted (seq 3) came for turn t1 after it was over')
+  })
+})
+
+describe('a kernel whose log holds what the kernel never appends', () => {
+  it('writes no more snapshots once its keeper cannot follow the log (resume then reads the whole log)', async () => {
+    const log = createMemoryLog(fixedClock())
+    const kernel = createKernel({ tools, log, snapshotEvery: 1, ports: { clock: fixedClock(), ids: counterIds() } })
+    await kernel.runTurn(turn(['e1', 'Echo']))
+    await kernel.runTurn(turn(['e2', 'Echo']))
+    await kernel.runTurn(turn(['e3', 'Echo']))
+    const before = snapshots(log.read()).length
+    expect(before).toBe(3)
+    // A grant for a turn the keeper let go: a snapshot could not say what it belongs to.
+    // (The second turn: the first holds the session's configuration, which the keeper keeps.)
+    const over = log.read().filter((e) => e.type === 'turn.completed')[1]?.turnId ?? ''
+    log.append({ type: 'permission.granted', turnId: over, toolUseId: 'e1', tool: 'Echo', scope: 'tool' })
+    await kernel.runTurn(turn(['e4', 'Echo']))
+    await kernel.runTurn(turn(['e5', 'Echo']))
+    expect(snapshots(log.read())).toHaveLength(before)
+    expect(log.read().filter((e) => e.type === 'turn.completed')).toHaveLength(5)
   })
 })
 

@@ -3,7 +3,7 @@
  * sibling's result — a sibling's call ending while its tool never settles — and replay holding
  * the engine to the group and the persisted set the log recorded.
  */
-import { describe, expect, it } from 'vitest'
+import { assert, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, replay, type KernelEvent } from '../../../src/index.js'
 import { assistant, testKernel } from '../../helpers.js'
@@ -122,5 +122,219 @@ describe('a result waiting for its group', () => {
     const result = await replay(edited, options)
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.divergence.position).toBe(decided.seq)
+  })
+})
+
+/** A sibling that runs until the test lets it go: it answers, or fails when told to. */
+function runningSibling() {
+  let letGo!: (fail: boolean) => void
+  const released = new Promise<boolean>((resolve) => (letGo = resolve))
+  const Wait = buildTool({
+    name: 'Wait',
+    description: () => 'Runs until let go.',
+    inputSchema: z.strictObject({}),
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    call: async () => {
+      if (await released) throw new Error('the sibling failed')
+      return 'waited'
+    },
+  })
+  return { Wait, letGo }
+}
+
+/** Prints chars characters, with the given limit of its own. */
+const printer = (name: string, maxResultSizeChars?: number) =>
+  buildTool({
+    name,
+    description: () => 'Prints chars characters.',
+    inputSchema: z.strictObject({ chars: z.number() }),
+    isConcurrencySafe: () => true,
+    isReadOnly: () => true,
+    interruptBehavior: () => 'cancel',
+    ...(maxResultSizeChars === undefined ? {} : { maxResultSizeChars }),
+    call: async ({ chars }) => 'x'.repeat(chars),
+  })
+
+/** Turns the loop until every call in `ids` has either waited (`budget.held`) or gone on (`tool.completed`). */
+async function untilArrived(events: () => readonly KernelEvent[], ids: readonly string[]): Promise<void> {
+  const arrived = () =>
+    ids.every((id) =>
+      events().some((e) => (e.type === 'budget.held' || e.type === 'tool.completed') && e.toolUseId === id),
+    )
+  while (!arrived()) await tick()
+}
+
+describe('what waits for its group, and what ends the wait', () => {
+  it('only output the message budget may persist waits: not short output, not output past its own limit, not an unlimited tool', async () => {
+    const { Wait, letGo } = runningSibling()
+    const Out = printer('Out')
+    const Capped = printer('Capped', 2_000)
+    const Unlimited = printer('Unlimited', Infinity)
+    const kernel = testKernel([Wait, Out, Capped, Unlimited])
+    const turn = kernel.runTurn(
+      assistant(
+        ['wait', 'Wait', {}],
+        ['whole', 'Out', { chars: 1_000 }],
+        ['over', 'Out', { chars: 1_001 }],
+        ['at', 'Capped', { chars: 2_000 }],
+        ['past', 'Capped', { chars: 2_001 }],
+        ['unlimited', 'Unlimited', { chars: 5_000 }],
+      ),
+    )
+    await untilArrived(() => kernel.log.read(), ['whole', 'over', 'at', 'past', 'unlimited'])
+    letGo(false)
+    const { events } = await turn
+    // 1,000 characters are always kept whole (KEEP_WHOLE_CHARS); 1,001 may be persisted. Output at
+    // its tool's own limit may be kept; past it, it is always persisted, so it decides at once.
+    expect(events.flatMap((e) => (e.type === 'budget.held' ? [e.toolUseId] : []))).toEqual(['over', 'at'])
+    expect(events.filter((e) => e.type === 'budget.decided')).toMatchObject([{ group: ['over', 'at'], persisted: [] }])
+  })
+
+  it("is ended by a sibling's failure as its tool fails, before that call's result", async () => {
+    const { Wait, letGo } = runningSibling()
+    const kernel = testKernel([Wait, printer('Out')])
+    const turn = kernel.runTurn(assistant(['big', 'Out', { chars: 2_000 }], ['wait', 'Wait', {}]))
+    await untilArrived(() => kernel.log.read(), ['big'])
+    letGo(true)
+    const { events, message } = await turn
+    const at = (found: (e: KernelEvent) => boolean) => events.findIndex(found)
+    const decided = at((e) => e.type === 'budget.decided')
+    expect(events[decided]).toMatchObject({ group: ['big'], persisted: [] })
+    expect(decided).toBeLessThan(at((e) => e.type === 'tool.result' && e.toolUseId === 'wait'))
+    expect(message.content.map((block) => block.is_error === true)).toEqual([false, true])
+  })
+
+  it('a held call interrupted before its group is decided claims its room alone, and leaves the group', async () => {
+    const saved = new Map<string, string>()
+    const results = {
+      save: async ({ toolUseId }: { toolUseId: string }, text: string) => (
+        saved.set(`/r/${toolUseId}`, text),
+        `/r/${toolUseId}`
+      ),
+    }
+    const kernel = testKernel([Stuck, printer('Out')], { results, messageBudgetChars: 1_500 })
+    const controller = new AbortController()
+    const turn = kernel.runTurn(assistant(['big', 'Out', { chars: 2_000 }], ['stuck', 'Stuck', {}]), {
+      signal: controller.signal,
+    })
+    await untilArrived(() => kernel.log.read(), ['big'])
+    controller.abort('the user pressed Esc')
+    const { events, message } = await turn
+    // Alone, 2,000 characters do not fit a 1,500 budget: persisted. No group is decided after.
+    expect([...saved.keys()]).toEqual(['/r/big'])
+    expect(String(message.content[0]?.content)).not.toBe('x'.repeat(2_000))
+    expect(events.filter((e) => e.type === 'budget.decided')).toEqual([])
+    const replayed = await replay(kernel.log.read(), {
+      tools: [Stuck, printer('Out')],
+      messageBudgetChars: 1_500,
+      readResult: (path: string) => saved.get(path),
+    })
+    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
+  })
+
+  it('is ended by a sibling that waits for a person below it (a child turn parked), and the parent turn parks with the result in', async () => {
+    const Deploy = buildTool({
+      name: 'Deploy',
+      description: () => 'Deploys.',
+      inputSchema: z.strictObject({}),
+      checkPermissions: () => ({ behavior: 'ask', message: 'deploys need a person' }),
+      call: async () => 'deployed',
+    })
+    const Open = buildTool({
+      name: 'Open',
+      description: () => 'Runs Deploy in a child session, once the Out call has arrived.',
+      inputSchema: z.strictObject({}),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      call: async (_input, context) => {
+        await untilArrived(() => kernel.log.read(), ['big'])
+        const { message } = await (context.runChild?.() ?? assert.fail('no runChild')).runTurn({
+          role: 'assistant',
+          stop_reason: 'tool_use',
+          content: [{ type: 'tool_use', id: 'c1', name: 'Deploy', input: {} }],
+        })
+        return `child: ${String(message.content[0]?.content)}`
+      },
+    })
+    const kernel = testKernel([Deploy, Open, printer('Out')])
+    const first = await kernel.runTurn(assistant(['big', 'Out', { chars: 2_000 }], ['open', 'Open', {}]))
+    expect(first.pending.map((p) => p.toolUseId)).toEqual(['c1'])
+    const log = kernel.log.read()
+    const parked = log.findIndex((e) => e.type === 'turn.parked' && e.parentToolUseId === undefined)
+    expect(log.findIndex((e) => e.type === 'budget.decided')).toBeLessThan(parked)
+    expect(log.findIndex((e) => e.type === 'tool.result' && e.toolUseId === 'big')).toBeLessThan(parked)
+    const done = await kernel.answer('c1', { behavior: 'allow' })
+    expect(done.message.content.map((block) => block.content)).toEqual(['x'.repeat(2_000), 'child: deployed'])
+    // Moved on, the Open call runs again: its own output (short) is claimed at once, in no group.
+    expect(kernel.log.read().filter((e) => e.type === 'budget.decided')).toHaveLength(1)
+  })
+})
+
+describe('held calls, each its own', () => {
+  it('a held call interrupted claims its own room, not another held call’s; the other waits on', async () => {
+    const Keep = buildTool({ ...printer('Keep'), name: 'Keep', interruptBehavior: () => 'block' })
+    const kernel = testKernel([Stuck, Keep, printer('Out')])
+    const controller = new AbortController()
+    const turn = kernel.runTurn(
+      assistant(['kept', 'Keep', { chars: 2_000 }], ['cut', 'Out', { chars: 3_000 }], ['stuck', 'Stuck', {}]),
+      { signal: controller.signal },
+    )
+    await untilArrived(() => kernel.log.read(), ['kept', 'cut'])
+    controller.abort('the user pressed Esc')
+    const { events, message } = await turn
+    // `cut` ('cancel') is claimed alone at the abort; `kept` ('block') waits for Stuck's end.
+    expect(events.filter((e) => e.type === 'budget.decided')).toMatchObject([{ group: ['kept'], persisted: [] }])
+    expect(message.content.map((block) => String(block.content).length)).toEqual([2_000, 3_000, expect.any(Number)])
+  })
+
+  it('a call that waited for a person below it runs again once answered: a result arriving then waits for it', async () => {
+    let releaseLate!: () => void
+    const lateGate = new Promise<void>((resolve) => (releaseLate = resolve))
+    let releaseOpen!: () => void
+    const openGate = new Promise<void>((resolve) => (releaseOpen = resolve))
+    const Late = buildTool({
+      ...printer('Late'),
+      name: 'Late',
+      call: async ({ chars }: { chars: number }) => (await lateGate, 'x'.repeat(chars)),
+    })
+    const Deploy = buildTool({
+      name: 'Deploy',
+      description: () => 'Deploys.',
+      inputSchema: z.strictObject({}),
+      checkPermissions: () => ({ behavior: 'ask', message: 'deploys need a person' }),
+      call: async () => 'deployed',
+    })
+    const Open = buildTool({
+      name: 'Open',
+      description: () => 'Runs Deploy in a child session, then waits to be let go.',
+      inputSchema: z.strictObject({}),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      call: async (_input, context) => {
+        const child = context.runChild?.() ?? assert.fail('no runChild')
+        await child.runTurn({
+          role: 'assistant',
+          stop_reason: 'tool_use',
+          content: [{ type: 'tool_use', id: 'c1', name: 'Deploy', input: {} }],
+        })
+        await openGate
+        return 'opened'
+      },
+    })
+    const kernel = testKernel([Deploy, Open, Late])
+    // Late runs (until let go) while Open waits below it, so the turn does not settle parked.
+    void kernel.runTurn(assistant(['open', 'Open', {}], ['late', 'Late', { chars: 2_000 }]))
+    while (kernel.pendingApprovals().length === 0) await tick()
+    const answered = kernel.answer('c1', { behavior: 'allow' })
+    while (!kernel.log.read().some((e) => e.type === 'tool.completed' && e.toolUseId === 'c1')) await tick()
+    releaseLate()
+    await untilArrived(() => kernel.log.read(), ['late'])
+    releaseOpen()
+    const { message } = await answered
+    const log = kernel.log.read()
+    expect(log.some((e) => e.type === 'budget.held' && e.toolUseId === 'late')).toBe(true)
+    expect(log.filter((e) => e.type === 'budget.decided')).toMatchObject([{ group: ['late'] }])
+    expect(message.content.map((block) => block.content)).toEqual(['opened', 'x'.repeat(2_000)])
   })
 })
