@@ -184,7 +184,9 @@ export class SessionContext {
     for (const [name, value] of Object.entries(given)) {
       const why = problem(name, value)
       if (why !== undefined) dropped.push({ field: `${field}.${name}`, reason: why })
-      else if (value === null ? current.has(name) : jsonOf(current.get(name)) !== jsonOf(value)) changed[name] = value
+      // Compared as JSON text: an object value equal to the one in force changes nothing.
+      else if (value === null ? current.has(name) : JSON.stringify(current.get(name)) !== JSON.stringify(value))
+        changed[name] = value
     }
     return Object.keys(changed).length > 0 ? changed : undefined
   }
