@@ -338,3 +338,20 @@ describe('held calls, each its own', () => {
     expect(message.content.map((block) => block.content)).toEqual(['opened', 'x'.repeat(2_000)])
   })
 })
+
+describe('a group decided against the message budget', () => {
+  const saveTo = () => ({ save: async ({ toolUseId }: { toolUseId: string }) => `/r/${toolUseId}` })
+  const decidedIn = async (messageBudgetChars: number) => {
+    const kernel = testKernel([printer('Out')], { results: saveTo(), messageBudgetChars })
+    const { events } = await kernel.runTurn(assistant(['a', 'Out', { chars: 2_000 }], ['b', 'Out', { chars: 2_000 }]))
+    return events.filter((e) => e.type === 'budget.decided')
+  }
+
+  it('keeps all whole when they fit exactly', async () => {
+    expect(await decidedIn(4_000)).toMatchObject([{ group: ['a', 'b'], persisted: [] }])
+  })
+
+  it('one character short, persists one of two equal results: the earlier', async () => {
+    expect(await decidedIn(3_999)).toMatchObject([{ group: ['a', 'b'], persisted: ['a'] }])
+  })
+})
