@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { buildTool } from '../../../src/index.js'
 import type { TurnUpdate } from '../../../src/projections/updates.projection.js'
 import { toAsyncIterable } from '../../../src/util/async-iterable.js'
-import { Echo, memoryLogWith, testKernel } from '../../helpers.js'
+import { Ask, Echo, memoryLogWith, testKernel } from '../../helpers.js'
 
 /** A tool that reports progress, then waits until the test lets it finish. */
 function gatedTool() {
@@ -309,5 +309,27 @@ describe('toAsyncIterable', () => {
     }
     expect(await read()).toEqual([7])
     expect(await read()).toEqual([7])
+  })
+})
+
+describe('the updates of a turn that parks', () => {
+  it('end when it parks: the consumer is not left waiting for an answer that may come in another process', async () => {
+    const turn = testKernel([Echo, Ask]).startTurn()
+    const seen: string[] = []
+    let ended = false
+    const consumed = (async () => {
+      for await (const update of turn.updates()) seen.push(label(update))
+      ended = true
+    })()
+    turn.addToolUse({ id: 'e', name: 'Echo', input: { text: '1' } })
+    turn.addToolUse({ id: 'a', name: 'Ask', input: { text: '2' } })
+    turn.end()
+    const result = await turn.result()
+    expect(result.pending.map((p) => p.toolUseId)).toEqual(['a'])
+    // The updates end with the parking, not with the answer.
+    for (let i = 0; i < 10 && !ended; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(ended).toBe(true)
+    await consumed
+    expect(seen).toContain('completed:e:success')
   })
 })
