@@ -58,6 +58,9 @@ describe('a change a call returns', () => {
     expect(s.fromTool(change({ cwd: '.', env: { A: '1' }, data: { k: { n: 1 } }, mode: 'plan' }), alone)).toBe(
       undefined,
     )
+    // Nor do empty entries, or an entry set to undefined (no JSON, nothing to keep: not refused).
+    expect(s.fromTool(change({ env: {}, data: {} }), alone)).toBe(undefined)
+    expect(s.fromTool(change({ data: { u: undefined } }), alone)).toBe(undefined)
     // Removing an entry that is not there changes nothing either; removing one that is does.
     expect(s.fromTool(change({ env: { B: null } }), alone)).toBe(undefined)
     expect(s.fromTool(change({ env: { A: null }, data: { k: null } }), alone)).toMatchObject({
@@ -208,15 +211,13 @@ describe('rebuilt from the log', () => {
       changed(1, { env: { B: null }, mode: 'plan', previousMode: 'default' }),
       changed(2, { cwd: join(root, 'gone') }),
       changed(3, { mode: 'not-a-mode' }),
-      { ...at, seq: 4, type: 'turn.started', turnId: 'u', mode: 'batch', maxConcurrency: 1 } as unknown as KernelEvent,
+      changed(4, { mode: 'plan', previousMode: 'plan', data: { d: null } }),
+      { ...at, seq: 5, type: 'turn.started', turnId: 'u', mode: 'batch', maxConcurrency: 1 } as unknown as KernelEvent,
     ]
     const s = session(root, events)
-    expect(s.view()).toMatchObject({
-      cwd: join(root, 'sub'),
-      env: { A: '1' },
-      data: { d: [1] },
-      mode: 'plan',
-      modeBeforePlan: 'default',
-    })
+    // Plan recorded again while in plan keeps the mode before plan; null removes an entry.
+    expect(s.view()).toMatchObject({ cwd: join(root, 'sub'), mode: 'plan', modeBeforePlan: 'default' })
+    expect(s.view().env).toStrictEqual({ A: '1' })
+    expect(s.view().data).toStrictEqual({})
   })
 })
