@@ -18,7 +18,7 @@
 // the attack files, which reach a turn the way the engine's own tests do but spend their time in
 // real processes, so a surviving mutant, which runs every test that covers it, costs minutes. Fewer
 // tests can only kill fewer mutants, so such a run's score is a floor (docs/quality.md says which
-// runs were narrowed).
+// runs were narrowed; decision 178).
 import { defineConfig, mergeConfig } from 'vitest/config'
 import base from './vitest.config.js'
 
