@@ -143,6 +143,15 @@ function runningSibling() {
   return { Wait, letGo }
 }
 
+/** A tool that always asks a person: a child turn that calls it parks. */
+const Deploy = buildTool({
+  name: 'Deploy',
+  description: () => 'Deploys.',
+  inputSchema: z.strictObject({}),
+  checkPermissions: () => ({ behavior: 'ask', message: 'deploys need a person' }),
+  call: async () => 'deployed',
+})
+
 /** Prints chars characters, with the given limit of its own. */
 const printer = (name: string, maxResultSizeChars?: number) =>
   buildTool({
@@ -234,13 +243,6 @@ describe('what waits for its group, and what ends the wait', () => {
   })
 
   it('is ended by a sibling that waits for a person below it (a child turn parked), and the parent turn parks with the result in', async () => {
-    const Deploy = buildTool({
-      name: 'Deploy',
-      description: () => 'Deploys.',
-      inputSchema: z.strictObject({}),
-      checkPermissions: () => ({ behavior: 'ask', message: 'deploys need a person' }),
-      call: async () => 'deployed',
-    })
     const Open = buildTool({
       name: 'Open',
       description: () => 'Runs Deploy in a child session, once the Out call has arrived.',
@@ -297,13 +299,6 @@ describe('held calls, each its own', () => {
       ...printer('Late'),
       name: 'Late',
       call: async ({ chars }: { chars: number }) => (await lateGate, 'x'.repeat(chars)),
-    })
-    const Deploy = buildTool({
-      name: 'Deploy',
-      description: () => 'Deploys.',
-      inputSchema: z.strictObject({}),
-      checkPermissions: () => ({ behavior: 'ask', message: 'deploys need a person' }),
-      call: async () => 'deployed',
     })
     const Open = buildTool({
       name: 'Open',
