@@ -152,17 +152,23 @@ const Deploy = buildTool({
   call: async () => 'deployed',
 })
 
-/** Prints chars characters, with the given limit of its own. */
-const printer = (name: string, maxResultSizeChars?: number) =>
+/**
+ * Prints chars characters ('cancel' unless told), with the given limit of its own, once `before`
+ * (if given) settles.
+ */
+const printer = (
+  name: string,
+  how: { maxResultSizeChars?: number; interrupt?: 'cancel' | 'block'; before?: Promise<void> } = {},
+) =>
   buildTool({
     name,
     description: () => 'Prints chars characters.',
     inputSchema: z.strictObject({ chars: z.number() }),
     isConcurrencySafe: () => true,
     isReadOnly: () => true,
-    interruptBehavior: () => 'cancel',
-    ...(maxResultSizeChars === undefined ? {} : { maxResultSizeChars }),
-    call: async ({ chars }) => 'x'.repeat(chars),
+    interruptBehavior: () => how.interrupt ?? 'cancel',
+    ...(how.maxResultSizeChars === undefined ? {} : { maxResultSizeChars: how.maxResultSizeChars }),
+    call: async ({ chars }) => (await how.before, 'x'.repeat(chars)),
   })
 
 /** Turns the loop until every call in `ids` has either waited (`budget.held`) or gone on (`tool.completed`). */
@@ -178,8 +184,8 @@ describe('what waits for its group, and what ends the wait', () => {
   it('only output the message budget may persist waits: not short output, not output past its own limit, not an unlimited tool', async () => {
     const { Wait, letGo } = runningSibling()
     const Out = printer('Out')
-    const Capped = printer('Capped', 2_000)
-    const Unlimited = printer('Unlimited', Infinity)
+    const Capped = printer('Capped', { maxResultSizeChars: 2_000 })
+    const Unlimited = printer('Unlimited', { maxResultSizeChars: Infinity })
     const kernel = testKernel([Wait, Out, Capped, Unlimited])
     const turn = kernel.runTurn(
       assistant(
@@ -275,7 +281,7 @@ describe('what waits for its group, and what ends the wait', () => {
 
 describe('held calls, each its own', () => {
   it('a held call interrupted claims its own room, not another held call’s; the other waits on', async () => {
-    const Keep = buildTool({ ...printer('Keep'), name: 'Keep', interruptBehavior: () => 'block' })
+    const Keep = printer('Keep', { interrupt: 'block' })
     const kernel = testKernel([Stuck, Keep, printer('Out')])
     const controller = new AbortController()
     const turn = kernel.runTurn(
@@ -295,11 +301,7 @@ describe('held calls, each its own', () => {
     const lateGate = new Promise<void>((resolve) => (releaseLate = resolve))
     let releaseOpen!: () => void
     const openGate = new Promise<void>((resolve) => (releaseOpen = resolve))
-    const Late = buildTool({
-      ...printer('Late'),
-      name: 'Late',
-      call: async ({ chars }: { chars: number }) => (await lateGate, 'x'.repeat(chars)),
-    })
+    const Late = printer('Late', { before: lateGate })
     const Open = buildTool({
       name: 'Open',
       description: () => 'Runs Deploy in a child session, then waits to be let go.',

@@ -3,8 +3,7 @@
  * docs/session-context.md): what a change applies, what it drops and why — word for word — and
  * the session rebuilt from its `session.changed` events, over a real temp workspace.
  */
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { realDirectoryOf } from '../../../src/adapters/real-directory.js'
