@@ -355,7 +355,11 @@ describe("a child session's life under its call", () => {
     expect(done.message.content[0]?.content).toBe('deployed, deployed')
     // The parent turn parked twice (both calls, then the one left) and replays as it ran.
     const log = kernel.log.read()
-    expect(log.filter((e) => e.type === 'turn.parked' && e.parentToolUseId === undefined)).toHaveLength(2)
+    const parentParks = log.filter((e) => e.type === 'turn.parked' && e.parentToolUseId === undefined)
+    expect(parentParks).toHaveLength(2)
+    // The second park comes once the answered child turn is over, after its turn.completed.
+    const firstChildOver = log.find((e) => e.type === 'turn.completed' && e.parentToolUseId === 'p1')
+    expect(firstChildOver?.seq).toBeLessThan(parentParks[1]?.seq ?? -1)
     const replayed = await replay(log, { tools: kernel.tools })
     expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
   })

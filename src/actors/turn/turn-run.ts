@@ -352,9 +352,10 @@ export class TurnRun {
   #completed(): void {
     const { log } = this.#deps
     this.phase = 'over'
-    this.#deps.parentCall?.over()
     this.#signal?.removeEventListener('abort', this.#onAbort)
     log.append({ type: 'turn.completed', turnId: this.turnId, results: this.#ids.size })
+    // After its turn.completed: the parent call may park again now, and its turn settle.
+    this.#deps.parentCall?.over()
     const settle = (): void => this.#settle()
     // A failed fence is the result's logError (logFailure says why).
     if (log.fence === undefined) settle()
