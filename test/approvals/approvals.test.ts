@@ -278,3 +278,33 @@ describe('durable approvals', () => {
     expect(second.pending.map((p) => p.toolUseId)).toEqual(['a'])
   })
 })
+
+describe('a turn whose later call parks first', () => {
+  it('lists its pending calls in tool_use order, in turn.parked and in the result', async () => {
+    const SafeAsk = buildTool({
+      name: 'SafeAsk',
+      description: () => 'Asks first; safe to run beside others.',
+      inputSchema: z.object({}),
+      isConcurrencySafe: () => true,
+      isReadOnly: () => true,
+      checkPermissions: () => ({ behavior: 'ask', message: 'asks a person' }),
+      call: async () => 'asked',
+    })
+    let releaseFirst!: () => void
+    const first = new Promise<void>((resolve) => (releaseFirst = resolve))
+    const kernel = testKernel([SafeAsk], {
+      // The first call's prompt answers only once the second has parked.
+      canUseTool: async (request) => {
+        if (request.toolUseId === 'a') await first
+        return { behavior: 'defer' }
+      },
+    })
+    const turn = kernel.runTurn(assistant(['a', 'SafeAsk', {}], ['b', 'SafeAsk', {}]))
+    while (!kernel.log.read().some((e) => e.type === 'permission.pending' && e.toolUseId === 'b'))
+      await new Promise((resolve) => setImmediate(resolve))
+    releaseFirst()
+    const result = await turn
+    expect(result.pending.map((p) => p.toolUseId)).toEqual(['a', 'b'])
+    expect(result.events.find((e) => e.type === 'turn.parked')).toMatchObject({ pending: ['a', 'b'] })
+  })
+})
