@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, createMemoryLog, replay, type KernelEvent } from '../../src/index.js'
-import { assistant, counterIds, fixedClock, testKernel } from '../helpers.js'
+import { assistant, counterIds, fixedClock, gate, testKernel } from '../helpers.js'
 
 const ran: string[] = []
 const Asker = buildTool({
@@ -290,19 +290,18 @@ describe('a turn whose later call parks first', () => {
       checkPermissions: () => ({ behavior: 'ask', message: 'asks a person' }),
       call: async () => 'asked',
     })
-    let releaseFirst!: () => void
-    const first = new Promise<void>((resolve) => (releaseFirst = resolve))
+    const first = gate()
     const kernel = testKernel([SafeAsk], {
       // The first call's prompt answers only once the second has parked.
       canUseTool: async (request) => {
-        if (request.toolUseId === 'a') await first
+        if (request.toolUseId === 'a') await first.opened
         return { behavior: 'defer' }
       },
     })
     const turn = kernel.runTurn(assistant(['a', 'SafeAsk', {}], ['b', 'SafeAsk', {}]))
     while (!kernel.log.read().some((e) => e.type === 'permission.pending' && e.toolUseId === 'b'))
       await new Promise((resolve) => setImmediate(resolve))
-    releaseFirst()
+    first.open()
     const result = await turn
     expect(result.pending.map((p) => p.toolUseId)).toEqual(['a', 'b'])
     expect(result.events.find((e) => e.type === 'turn.parked')).toMatchObject({ pending: ['a', 'b'] })

@@ -23,7 +23,7 @@ import {
   type PermissionRequest,
   type SessionView,
 } from '../../src/index.js'
-import { assistant, fixedClock, testKernel } from '../helpers.js'
+import { assistant, fixedClock, gate, testKernel } from '../helpers.js'
 
 const workspace = () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tk-session-')))
@@ -177,12 +177,11 @@ describe('context changes from tools', () => {
       })
 
     it('is decided with the group: held, then completed with the note', async () => {
-      let go = () => undefined as void
-      const released = new Promise<void>((resolve) => (go = resolve))
-      const kernel = testKernel(tools(released))
+      const release = gate()
+      const kernel = testKernel(tools(release.opened))
       const turn = kernel.runTurn(assistant(['a', 'BigSet', {}], ['b', 'Slow', {}]))
       await new Promise((resolve) => setImmediate(resolve))
-      go()
+      release.open()
       const { events, message } = await turn
       expect(order(events)).toEqual(['budget.held', 'tool.completed', 'session.changed'])
       expect(changes(events)).toMatchObject([{ changedBy: 'a', dropped: [{ field: 'data' }] }])

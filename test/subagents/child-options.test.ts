@@ -20,6 +20,7 @@ import {
   type Tool,
 } from '../../src/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
+import { gate } from '../helpers.js'
 import { holdTool, loopbackAgentModel } from './subagent-helpers.js'
 
 let api: ModelApi
@@ -385,8 +386,7 @@ describe("a child session's life under its call", () => {
   })
 
   it("takes no more turns once its call's deadline has answered it, though the tool goes on", async () => {
-    let release = (): void => undefined
-    const released = new Promise<void>((resolve) => (release = resolve))
+    const release = gate()
     let late: Promise<string> | undefined
     const Open = buildTool({
       name: 'Open',
@@ -395,7 +395,7 @@ describe("a child session's life under its call", () => {
       timeoutMs: 25,
       call: async (_input, context) => {
         const child = context.runChild?.()
-        await released
+        await release.opened
         late = child?.runTurn(childCall('c1', 'Look', { at: 'late' })).then(
           () => 'took a turn',
           (error: unknown) => String(error),
@@ -406,7 +406,7 @@ describe("a child session's life under its call", () => {
     const kernel = createKernel({ tools: [Look, Open] })
     const { message } = await kernel.runTurn(call('p1', 'Open'))
     expect(message.content[0]).toMatchObject({ is_error: true })
-    release()
+    release.open()
     await vi.waitFor(() => expect(late).toBeDefined())
     expect(await late).toContain('call p1 has its result; its child session takes no more turns')
     expect(childTurnsOf(kernel.log.read())).toEqual([])

@@ -6,7 +6,7 @@
 import { assert, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, replay, type KernelEvent } from '../../../src/index.js'
-import { assistant, testKernel } from '../../helpers.js'
+import { assistant, gate, testKernel } from '../../helpers.js'
 
 const Big = buildTool({
   name: 'Big',
@@ -257,11 +257,9 @@ describe('what waits for its group, and what ends the wait', () => {
       isReadOnly: () => true,
       call: async (_input, context) => {
         await untilArrived(() => kernel.log.read(), ['big'])
-        const { message } = await (context.runChild?.() ?? assert.fail('no runChild')).runTurn({
-          role: 'assistant',
-          stop_reason: 'tool_use',
-          content: [{ type: 'tool_use', id: 'c1', name: 'Deploy', input: {} }],
-        })
+        const { message } = await (context.runChild?.() ?? assert.fail('no runChild')).runTurn(
+          assistant(['c1', 'Deploy', {}]),
+        )
         return `child: ${String(message.content[0]?.content)}`
       },
     })
@@ -297,11 +295,9 @@ describe('held calls, each its own', () => {
   })
 
   it('a call that waited for a person below it runs again once answered: a result arriving then waits for it', async () => {
-    let releaseLate!: () => void
-    const lateGate = new Promise<void>((resolve) => (releaseLate = resolve))
-    let releaseOpen!: () => void
-    const openGate = new Promise<void>((resolve) => (releaseOpen = resolve))
-    const Late = printer('Late', { before: lateGate })
+    const late = gate()
+    const opening = gate()
+    const Late = printer('Late', { before: late.opened })
     const Open = buildTool({
       name: 'Open',
       description: () => 'Runs Deploy in a child session, then waits to be let go.',
@@ -310,12 +306,8 @@ describe('held calls, each its own', () => {
       isReadOnly: () => true,
       call: async (_input, context) => {
         const child = context.runChild?.() ?? assert.fail('no runChild')
-        await child.runTurn({
-          role: 'assistant',
-          stop_reason: 'tool_use',
-          content: [{ type: 'tool_use', id: 'c1', name: 'Deploy', input: {} }],
-        })
-        await openGate
+        await child.runTurn(assistant(['c1', 'Deploy', {}]))
+        await opening.opened
         return 'opened'
       },
     })
@@ -325,9 +317,9 @@ describe('held calls, each its own', () => {
     while (kernel.pendingApprovals().length === 0) await tick()
     const answered = kernel.answer('c1', { behavior: 'allow' })
     while (!kernel.log.read().some((e) => e.type === 'tool.completed' && e.toolUseId === 'c1')) await tick()
-    releaseLate()
+    late.open()
     await untilArrived(() => kernel.log.read(), ['late'])
-    releaseOpen()
+    opening.open()
     const { message } = await answered
     const log = kernel.log.read()
     expect(log.some((e) => e.type === 'budget.held' && e.toolUseId === 'late')).toBe(true)
