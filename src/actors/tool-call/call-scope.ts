@@ -291,7 +291,9 @@ function childOpener(call: CallScope, children: ChildRunner): (options?: ChildOp
   const below = { running: 0, parked: 0, waits: false }
   const update = (): void => {
     const waits = below.parked > 0 && below.running === 0
-    if (waits !== below.waits) io.nestedPark?.((below.waits = waits))
+    if (waits === below.waits) return
+    below.waits = waits
+    io.nestedPark?.(waits)
   }
   const under: ChildCall = {
     turnId,
