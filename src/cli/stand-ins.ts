@@ -189,6 +189,8 @@ function standIn(events: readonly KernelEvent[], name: string, manifest?: Record
       validateInput: (input: unknown) => validation.get(canonicalJson(input)) ?? { result: true as const },
     }),
     ...(manifest?.defer === true && { shouldDefer: true }),
+    // The tool's own limit decides whether its output goes to the result store (null: none).
+    ...(manifest !== undefined && { maxResultSizeChars: manifest.maxResultSizeChars ?? Infinity }),
     ...(manifest?.person === true && { requiresUserInteraction: () => true }),
     isConcurrencySafe: (input) => safe.get(canonicalJson(input)) === true,
     interruptBehavior: () => manifest?.interrupt ?? interrupt ?? 'block',

@@ -55,6 +55,34 @@ describe('replaying a log with its own tools', () => {
     expect(tools).toEqual([...builtinTools])
   })
 
+  it("a stand-in keeps the tool's own result limit: output it sent to the result store goes there again", async () => {
+    const tool = (maxResultSizeChars: number) =>
+      buildTool({
+        name: 'Dump',
+        description: () => 'Dumps.',
+        inputSchema: z.object({}),
+        maxResultSizeChars,
+        call: async () => 'x'.repeat(300),
+      })
+    const saved = new Map<string, string>()
+    const results = {
+      save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
+        saved.set(`/r/${toolUseId}`, content)
+        return `/r/${toolUseId}`
+      },
+    }
+    for (const limit of [100, Infinity]) {
+      const kernel = testKernel([tool(limit)], { results })
+      await kernel.runTurn(assistant(['a', 'Dump', {}]))
+      const events = kernel.log.read()
+      expect(events.some((e) => e.type === 'tool.budgeted')).toBe(limit === 100)
+      const { tools } = toolsForReplay(events, undefined, builtinTools)
+      expect(tools[0]?.maxResultSizeChars).toBe(limit)
+      const result = await replay(events, { tools, readResult: (path) => saved.get(path) })
+      expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
+    }
+  })
+
   it('a tool with its own result mapper (every MCP tool) replays: the stand-in answers with the recorded block', async () => {
     const Shout = buildTool({
       name: 'mcp__srv__shout',
