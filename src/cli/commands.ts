@@ -62,11 +62,16 @@ export async function replayCommand(
     out(`Determinism check: DIVERGENCE in turn ${result.divergence.turnId} ${result.divergence.message}`)
     return 1
   }
-  const left = notChecked.length
+  const inputs = notChecked.filter((item) => item.step !== 'budget').length
+  const previews = notChecked.length - inputs
+  const left = [
+    ...(inputs === 0 ? [] : [`${inputs} input check(s)`]),
+    ...(previews === 0 ? [] : [`${previews} saved output preview(s)`]),
+  ]
   out(
-    left === 0
+    left.length === 0
       ? `Determinism check: ok — ${result.turns} turn(s) re-executed, every decision the same.`
-      : `Determinism check: ok — checked what could be checked: ${result.turns} turn(s) re-executed, every decision checked the same; ${left} input check(s) left to the log.`,
+      : `Determinism check: ok — checked what could be checked: ${result.turns} turn(s) re-executed, every decision checked the same; ${left.join(' and ')} left to the log.`,
   )
   // Exit 0 either way: nothing that was checked diverged, and what was not is listed above.
   return 0
@@ -78,11 +83,24 @@ const CHECKED_AT: Record<string, string> = {
   permission: "input validation of a permission answer's rewritten input",
 }
 
-/** The input checks the stand-ins could not make, one line each, with what the log says they found. */
+/**
+ * The checks replay left to the log, one line each: the input checks the stand-ins could not make,
+ * with what the log says they found, and the previews of saved output it could not read back.
+ */
 function reportNotChecked(items: readonly NotChecked[], out: Out): void {
-  if (items.length === 0) return
+  const previews = items.filter((item) => item.step === 'budget')
+  if (previews.length > 0) {
+    out('Not checked — the saved output is not there to read (replay where the result store is):')
+    for (const item of previews)
+      out(
+        `  not checked: ${item.toolUseId} ${item.tool} (turn ${item.turnId}, event ${item.position}): ${item.message}`,
+      )
+    out('')
+  }
+  const inputs = items.filter((item) => item.step !== 'budget')
+  if (inputs.length === 0) return
   out('Not checked — pass --tools to check:')
-  for (const item of items) {
+  for (const item of inputs) {
     const found = item.message.replace(/\s*\n\s*/g, ' ')
     const shown = found.length > 200 ? `${found.slice(0, 200)}…` : found
     const check = CHECKED_AT[item.step] ?? `input validation (${item.step})`

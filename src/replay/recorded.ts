@@ -30,7 +30,13 @@ export interface RecordedCall {
   /** What each hook step decided as a whole (`tool.hooked`): all an app's own hook runner leaves. */
   hookedEvents: { pre?: EventOf<'tool.hooked'>; post?: EventOf<'tool.hooked'> }
   answer?: PermissionAnswer
-  persistedAt?: string
+  /**
+   * What the budget step did with output that went to the result store (`tool.budgeted`): where it
+   * saved it (or why it could not), its size, and the event's position (seq).
+   */
+  budgeted?: { path?: string; error?: string; chars: number; position: number }
+  /** Whether the call's result block was an error (`tool.mapped`). */
+  mappedError?: boolean
   /** Characters of output the call's tool returned while its result waited for its siblings' (`budget.held`). */
   heldChars?: number
 }
@@ -117,8 +123,14 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
       case 'tool.permitted':
         if (event.source === 'user') entry.answer = answerOf(event, grants.get(event.toolUseId))
         break
-      case 'tool.budgeted':
-        if (event.path !== undefined) entry.persistedAt = event.path
+      case 'tool.budgeted': {
+        const { path, error, chars, seq: position } = event
+        const where = { ...(path === undefined ? {} : { path }), ...(error === undefined ? {} : { error }) }
+        entry.budgeted = { ...where, chars, position }
+        break
+      }
+      case 'tool.mapped':
+        entry.mappedError = event.isError
         break
       case 'budget.held':
         entry.heldChars = event.chars

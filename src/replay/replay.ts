@@ -6,7 +6,7 @@
  * mappers and the current permission rules decide; the first event where the engine now decides
  * differently is reported.
  */
-import type { EventOf, KernelEvent, KernelEventInput } from '../events/event.schema.js'
+import { toolResultBlock, type EventOf, type KernelEvent, type KernelEventInput } from '../events/event.schema.js'
 import { StampingLog } from '../adapters/memory-log.store.js'
 import { readSavedResult } from '../adapters/result-store.js'
 import type { HookOutcome, HookRunner } from '../hooks/hook-runner.js'
@@ -30,7 +30,7 @@ import { ERRNO_CODES, isErrorName, TelemetrySafeError } from '../events/error-cl
 import type { CallTimers } from '../actors/tool-call/call-timing.js'
 import { NESTED_PARK } from '../actors/tool-call/call-scope.js'
 import { toolErrorPrefix } from '../tools/result-text.js'
-import { inputRejections, withoutGivenText, type NotChecked } from './not-checked.js'
+import { inputRejections, savedOutputs, withoutGivenText, type NotChecked } from './not-checked.js'
 import { changeContext, type ContextChange } from '../tools/context-change.js'
 import { checkOptionsObject, optionNames } from '../util/known-options.js'
 
@@ -45,13 +45,15 @@ export interface ReplayOptions {
    * Reads back output the recording persisted, to rebuild its preview. Default: only regular
    * files named as toolkernel's result store names them — a log is input, and replaying an
    * untrusted one must not print whatever file it names. An app with its own store passes its own.
+   * Output it cannot read back is stood in for by its recorded size, and its preview is listed in
+   * the result's `notChecked`, not compared.
    */
   readResult?: (path: string) => string | undefined
   /**
    * Tools replayed without their schema (stand-ins built from the log): where the log shows one
    * rejected an input (`invalid_input`), the tool must reject it again, but the rejection's text —
    * which only the schema could write — is the log's, not compared, and listed in the result's
-   * `notChecked` (present when this option is given).
+   * `notChecked` (present when this option is given, or when a saved output could not be read back).
    */
   inputNotChecked?: readonly string[]
 }
@@ -78,7 +80,7 @@ export type ReplayResult =
       turns: number
       divergence: Divergence
       log: readonly KernelEvent[]
-      /** With `inputNotChecked`: the checks left to the log before the divergence. */
+      /** The checks left to the log before the divergence (present as on success). */
       notChecked?: readonly NotChecked[]
     }
 
@@ -95,7 +97,7 @@ function writtenBefore02(configured: EventOf<'session.configured'> | undefined):
 /** A recorded save that failed: replay's result store fails the same way. */
 class SaveFailed extends Error {}
 
-/** Output marker for a result the recording persisted: replay maps it from the saved file. */
+/** Output marker for a result the recording persisted: replay maps it from the saved text (savedOutputs). */
 const PERSISTED = Symbol('persisted output')
 /** Output marker for a result whose size alone the recording kept (it was held when the process died). */
 const HELD = Symbol('held output')
@@ -137,6 +139,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     changes: new Map(),
     described: new Map(),
     byArrival: true,
+    saved: new Map(),
   }
   const log = new StampingLog({ now: () => 0 })
   let turnIndex = 0
@@ -144,9 +147,7 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
   const switches = events.some((e) => e.type === 'pool.changed' && (e.disabled ?? e.enabled) !== undefined)
   // A text the log recorded as sent when it changed is an outside answer: the replayed tool gives it back.
   const described = new Set(events.flatMap((e) => (e.type === 'tools.described' ? e.tools.map((t) => t.name) : [])))
-  const replayTools = options.tools.map((tool) =>
-    recordedTool(tool, now, options.readResult ?? readSavedResult, switches, described.has(tool.name)),
-  )
+  const replayTools = options.tools.map((tool) => recordedTool(tool, now, switches, described.has(tool.name)))
   // Tools the app registered between turns join the replay kernel where the log says they did.
   const registeredLater = new Set(
     events.flatMap((e) => (e.type === 'pool.changed' && e.source === 'app' ? e.added : [])),
@@ -247,12 +248,14 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     // Descriptions that read the context or are async are resolved before the turn, as they were.
     await kernel.ready()
     now.recording = indexRecording(turnEvents)
+    const saved = savedOutputs(turnEvents[0]?.turnId ?? '', now.recording, options.readResult ?? readSavedResult)
+    now.saved = saved.texts
     now.byArrival = !turnEvents.some((e) => e.type === 'budget.held' || e.type === 'budget.decided')
     now.gates = new Gates()
     now.activity = new Activity()
     now.attempts = noAttempts()
     if (!(await replayTurn(kernel, log, turnEvents, now))) unpaced = true
-    const given = inputRejections(recordedPart(turnEvents), unchecked)
+    const given = [...inputRejections(recordedPart(turnEvents), unchecked), ...saved.unread]
     const divergence = compare(recordedPart(turnEvents), kernel.log.read(), new Set(given.map((g) => g.toolUseId)))
     notChecked.push(...given.filter((g) => divergence === undefined || g.position < divergence.position))
     if (divergence !== undefined)
@@ -268,9 +271,12 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
   }
 }
 
-/** `notChecked` for a caller that named tools whose input checks replay cannot make; nothing otherwise. */
+/**
+ * `notChecked` for a caller that named tools whose input checks replay cannot make, or when some
+ * check was left to the log; nothing otherwise.
+ */
 function reported(notChecked: NotChecked[], options: ReplayOptions): { notChecked?: readonly NotChecked[] } {
-  return options.inputNotChecked === undefined ? {} : { notChecked }
+  return options.inputNotChecked === undefined && notChecked.length === 0 ? {} : { notChecked }
 }
 
 /**
@@ -381,6 +387,8 @@ interface Current {
   described: Map<string, string>
   /** The turn's results are claimed as they arrive (its log records no budget group). */
   byArrival: boolean
+  /** The text of each output the turn saved to the result store, as read back or stood in for (savedOutputs). */
+  saved: Map<string, string>
 }
 
 const noAttempts = (): Current['attempts'] => ({ replayed: new Map(), recorded: new Map() })
@@ -433,13 +441,7 @@ class Activity {
   }
 }
 
-function recordedTool(
-  tool: Tool,
-  now: Current,
-  readResult: (path: string) => string | undefined,
-  switches: boolean,
-  described: boolean,
-): Tool {
+function recordedTool(tool: Tool, now: Current, switches: boolean, described: boolean): Tool {
   const copy: Tool = Object.create(tool) as Tool
   // What the validator saw of the world is an outside answer: the recorded verdict, at its moment.
   const validation =
@@ -493,19 +495,21 @@ function recordedTool(
           'errorClass' in completion ? completion.errorClass : undefined,
         )
       }
-      const output = 'persisted' in completion ? { [PERSISTED]: recorded?.persistedAt } : completion.output
+      const output = 'persisted' in completion ? { [PERSISTED]: now.saved.get(id) } : completion.output
       // The context change the call returned, handed back so the engine decides on it again.
       const change = now.changes.get(context.toolUseId)
       return change === undefined ? output : changeContext(output, change as ContextChange)
     },
+    // Output the log kept only the size or the file of is mapped as the recording's block was:
+    // that text (or as many `…`), an error block if it was one.
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
+      const isError = now.recording.calls.get(toolUseId)?.mappedError === true
       if (output !== null && typeof output === 'object' && HELD in output) {
         const chars = (output as { [HELD]: number })[HELD]
-        return { type: 'tool_result', tool_use_id: toolUseId, content: '…'.repeat(chars) }
+        return toolResultBlock(toolUseId, '…'.repeat(chars), isError)
       }
       if (output !== null && typeof output === 'object' && PERSISTED in output) {
-        const path = (output as { [PERSISTED]: string | undefined })[PERSISTED]
-        return { type: 'tool_result', tool_use_id: toolUseId, content: savedText(path, readResult) }
+        return toolResultBlock(toolUseId, (output as { [PERSISTED]: string })[PERSISTED], isError)
       }
       return tool.mapToolResultToToolResultBlockParam(output, toolUseId)
     },
@@ -526,11 +530,6 @@ function standInError(text: string, errorClass: string | undefined): Error {
     error.name = errorClass
   }
   return error
-}
-
-function savedText(path: string | undefined, readResult: (path: string) => string | undefined): string {
-  if (path === undefined) return ''
-  return readResult(path) ?? `(the persisted output ${path} is not there to read, so replay cannot rebuild its preview)`
 }
 
 function recordedHooks(now: Current, record: (event: KernelEventInput) => void): HookRunner {

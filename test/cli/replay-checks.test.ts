@@ -5,7 +5,7 @@
  * checked (exit 1 when it changed). With `--tools` the real schemas decide. The real bin, as a
  * child process (npm test builds dist first).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,11 +16,13 @@ const toolsModule = new URL('../fixtures/tools/notes.tools.mjs', import.meta.url
 const changedTools = new URL('../fixtures/tools/notes-changed.tools.mjs', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'toolkernel-cli-replay-'))
 const log = join(dir, 'notes.jsonl')
+const savedLog = join(dir, 'saved.jsonl')
+const results = join(dir, 'results')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 beforeAll(async () => {
   // The built library and the module `--tools` loads: the log is written as an app would write it.
-  const { createKernel, createJsonlLog } = (await import(
+  const { buildTool, createDirectoryResultStore, createKernel, createJsonlLog } = (await import(
     new URL('../../dist/index.js', import.meta.url).href
   )) as typeof Toolkernel
   const { tools } = (await import(toolsModule)) as { tools: Toolkernel.Tool[] }
@@ -40,6 +42,24 @@ beforeAll(async () => {
     content: [{ type: 'tool_use', id: 'toolu_n4', name: 'AddNote', input: { text: '', extra: true } }],
   })
   kernel.log.close()
+  // Output too large for the message goes to the result store; the log names the file.
+  const { z } = await import('zod')
+  const Dump = buildTool({
+    name: 'Dump',
+    description: () => 'Dumps a long text.',
+    inputSchema: z.object({}),
+    maxResultSizeChars: 100,
+    call: async () => 'line of output\n'.repeat(50),
+  })
+  const dumper = createKernel({
+    tools: [Dump],
+    ports: { clock },
+    log: createJsonlLog(savedLog, clock),
+    cwd: dir,
+    results: createDirectoryResultStore(results),
+  })
+  await dumper.runTurn({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_d1', name: 'Dump', input: {} }] })
+  dumper.log.close()
 })
 
 describe('toolkernel replay without --tools', () => {
@@ -115,5 +135,30 @@ describe('toolkernel replay --tools', () => {
     const bad = await toolkernel(['replay', log, '--tools', notTools])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/not-tools\.mjs: tools\[0\] \("AddNote"\) is not a tool made with buildTool/)
+  })
+})
+
+describe('toolkernel replay of output saved to the result store', () => {
+  it('rebuilds the preview from the saved file; without it, leaves the preview to the log and exits 0', async () => {
+    const there = await toolkernel(['replay', savedLog, '--quiet'])
+    expect(there.stdout).toContain('every decision the same')
+    expect(there.stdout).not.toContain('Not checked')
+    expect(there.code).toBe(0)
+    // The results directory is gone (another machine, a cleaned directory): not a divergence.
+    const [file] = readdirSync(results)
+    rmSync(results, { recursive: true })
+    const gone = await toolkernel(['replay', savedLog, '--quiet'])
+    expect(gone.stdout).toContain(
+      'Not checked — the saved output is not there to read (replay where the result store is):',
+    )
+    expect(gone.stdout).toMatch(
+      new RegExp(
+        `not checked: toolu_d1 Dump \\(turn \\S+, event \\d+\\): the saved output \\S+/${file} is not there to read, so its preview, which quotes it, is the log's`,
+      ),
+    )
+    expect(gone.stdout).toMatch(
+      /Determinism check: ok — checked what could be checked: 1 turn\(s\) re-executed, every decision checked the same; 1 saved output preview\(s\) left to the log\./,
+    )
+    expect(gone.code).toBe(0)
   })
 })

@@ -58,6 +58,13 @@ describe('indexRecording', () => {
     expect(
       callOf([requested(T, 'a', 0), ev({ type: 'tool.errored', toolUseId: 'a', message: 'Echo failed: boom' })]),
     ).toStrictEqual({ ...fresh(), completion: { error: 'Echo failed: boom' } })
+    // Each failed attempt of a retried tool, with its class only where the log has one.
+    const retried = (error: string, errorClass?: string) =>
+      ev({ type: 'tool.retrying', toolUseId: 'a', attempt: 1, delayMs: 0, error, ...(errorClass && { errorClass }) })
+    expect(callOf([requested(T, 'a', 0), retried('busy'), retried('EAGAIN: later', 'EAGAIN')])?.retries).toStrictEqual([
+      { error: 'busy' },
+      { error: 'EAGAIN: later', errorClass: 'EAGAIN' },
+    ])
     const progress = callOf([
       requested(T, 'a', 0),
       ev({ type: 'tool.progress', toolUseId: 'a', data: 'one' }),
@@ -66,12 +73,29 @@ describe('indexRecording', () => {
     expect(progress?.progress).toStrictEqual(['one', { step: 2 }])
   })
 
-  it('records where oversize output was persisted', () => {
-    const entry = callOf([
+  it('records where oversize output was persisted, or why it was not, its size and position', () => {
+    const [, saved] = stamp(
       requested(T, 'a', 0),
       ev({ type: 'tool.budgeted', toolUseId: 'a', path: '/r/a.txt', chars: 9 }),
-    ])
-    expect(entry).toStrictEqual({ ...fresh(), persistedAt: '/r/a.txt' })
+    )
+    const entry = indexRecording([saved!]).calls.get('a')
+    expect(saved?.seq).toBeGreaterThan(0)
+    expect(entry).toStrictEqual({ ...fresh(), budgeted: { path: '/r/a.txt', chars: 9, position: saved?.seq } })
+    const [, failed] = stamp(
+      requested(T, 'a', 0),
+      ev({ type: 'tool.budgeted', toolUseId: 'a', error: 'disk full', chars: 3 }),
+    )
+    expect(indexRecording([failed!]).calls.get('a')?.budgeted).toStrictEqual({
+      error: 'disk full',
+      chars: 3,
+      position: failed?.seq,
+    })
+  })
+
+  it('records whether the result block was an error', () => {
+    const mapped = (isError: boolean) => ev({ type: 'tool.mapped', toolUseId: 'a', isError })
+    expect(callOf([requested(T, 'a', 0), mapped(true)])).toStrictEqual({ ...fresh(), mappedError: true })
+    expect(callOf([requested(T, 'a', 0), mapped(false)])?.mappedError).toBe(false)
   })
 
   describe('validation', () => {

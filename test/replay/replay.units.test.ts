@@ -7,7 +7,16 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createMemoryLog, recover, replay, type KernelEvent, type ReplayResult, type Tool } from '../../src/index.js'
+import { z } from 'zod'
+import {
+  buildTool,
+  createMemoryLog,
+  recover,
+  replay,
+  type KernelEvent,
+  type ReplayResult,
+  type Tool,
+} from '../../src/index.js'
 import type { HookRunner } from '../../src/hooks/hook-runner.js'
 import { assistant, Echo, fixedClock, testKernel } from '../helpers.js'
 import {
@@ -656,7 +665,7 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Broken] }))
   })
 
-  it('persisted output is read back with readResult; a file it cannot read is named in the preview', async () => {
+  it('persisted output is read back with readResult; a file it cannot read leaves its preview to the log', async () => {
     const dir = tempDir()
     // An app's own store, whose names toolkernel's default reader does not trust.
     const results = {
@@ -668,17 +677,90 @@ describe('outside answers, each at its recorded moment', () => {
     }
     const Tiny = Object.assign(Object.create(Echo) as Tool, { maxResultSizeChars: 10 })
     const kernel = testKernel([Tiny], { results })
-    await kernel.runTurn(assistant(['big', 'Echo', { text: 'far more than ten characters' }]))
+    const text = 'far more than ten characters'
+    await kernel.runTurn(assistant(['big', 'Echo', { text }]))
     const events = kernel.log.read()
     const path = join(dir, 'big.out')
-    expect(events.find((e) => e.type === 'tool.budgeted')).toMatchObject({ path })
-    expectOk(await replay(events, { tools: [Tiny], readResult: (p) => readFileSync(p, 'utf8') }))
-    // The default reader refuses a name its store would not give: the preview is rebuilt from a
-    // note saying so, which is what the engine now saves (and measures).
-    const unread = divergenceOf(await replay(events, { tools: [Tiny] }))
-    const note = `(the persisted output ${path} is not there to read, so replay cannot rebuild its preview)`
-    expect(unread.expected).toMatchObject({ type: 'tool.budgeted', toolUseId: 'big' })
-    expect(unread.actual).toMatchObject({ type: 'tool.budgeted', toolUseId: 'big', path, chars: note.length })
+    const budgeted = events.find((e) => e.type === 'tool.budgeted') as KernelEvent
+    expect(budgeted).toMatchObject({ path, chars: text.length })
+    const read = await replay(events, { tools: [Tiny], readResult: (p) => readFileSync(p, 'utf8') })
+    expectOk(read)
+    // Nothing was left to the log, so the result says nothing of it.
+    expect(read).not.toHaveProperty('notChecked')
+    // The default reader refuses a name its store would not give: a stand-in of the recorded size
+    // goes through the budget, which decides as it did; the preview, which quotes the text, is the log's.
+    const unread = await replay(events, { tools: [Tiny] })
+    expectOk(unread)
+    const notChecked = {
+      turnId: budgeted.turnId,
+      toolUseId: 'big',
+      tool: 'Echo',
+      position: budgeted.seq,
+      step: 'budget',
+      message: `the saved output ${path} is not there to read, so its preview, which quotes it, is the log's`,
+    }
+    expect(unread.notChecked).toStrictEqual([notChecked])
+    const replayed = unread.log.find((e) => e.type === 'tool.budgeted')
+    expect(replayed).toMatchObject({ path, chars: text.length })
+    const preview = (log: readonly KernelEvent[]) =>
+      (log.find((e) => e.type === 'tool.result') as { block: { content: unknown } }).block.content
+    expect(preview(unread.log)).not.toBe(preview(events))
+    expect(preview(unread.log)).toContain('…'.repeat(4))
+    // Only the preview is the log's: whether the output goes to the store is still decided, and compared.
+    const Roomy = Object.assign(Object.create(Echo) as Tool, { maxResultSizeChars: 100 })
+    expect(divergenceOf(await replay(events, { tools: [Roomy] }))).toMatchObject({
+      expected: { type: 'tool.completed', persisted: true },
+      actual: { type: 'tool.completed', toolUseId: 'big' },
+    })
+    expect(divergenceOf(await replay(events, { tools: [Roomy] })).actual).not.toHaveProperty('persisted')
+  })
+
+  it("output whose save failed replays at its recorded size; its preview, which named the failure, is the log's", async () => {
+    const results = {
+      save: async () => {
+        throw new Error('disk full')
+      },
+    }
+    const Tiny = Object.assign(Object.create(Echo) as Tool, { maxResultSizeChars: 10 })
+    const kernel = testKernel([Tiny], { results })
+    await kernel.runTurn(assistant(['big', 'Echo', { text: 'far more than ten characters' }]))
+    const events = kernel.log.read()
+    const budgeted = events.find((e) => e.type === 'tool.budgeted') as KernelEvent
+    expect(budgeted).toMatchObject({ error: 'disk full' })
+    const asked: string[] = []
+    const result = await replay(events, { tools: [Tiny], readResult: (p) => void asked.push(p) })
+    expectOk(result)
+    expect(asked).toStrictEqual([])
+    expect(result.notChecked).toStrictEqual([
+      expect.objectContaining({
+        toolUseId: 'big',
+        position: budgeted.seq,
+        message: "the output was not saved (disk full), so its preview, which quotes it, is the log's",
+      }),
+    ])
+  })
+
+  it('an error block that went to the result store is stood in for as an error block', async () => {
+    const Failing = buildTool({
+      name: 'Loud',
+      description: () => 'Fails loudly.',
+      inputSchema: z.object({}),
+      maxResultSizeChars: 10,
+      call: async () => 'a long account of what went wrong',
+      mapToolResultToToolResultBlockParam: (output: string, toolUseId: string) => ({
+        type: 'tool_result' as const,
+        tool_use_id: toolUseId,
+        content: output,
+        is_error: true,
+      }),
+    })
+    const kernel = testKernel([Failing])
+    await kernel.runTurn(assistant(['loud', 'Loud', {}]))
+    const events = kernel.log.read()
+    expect(events.find((e) => e.type === 'tool.mapped')).toMatchObject({ isError: true })
+    const result = await replay(events, { tools: [Failing], readResult: () => undefined })
+    expectOk(result)
+    expect(result.notChecked).toHaveLength(1)
   })
 
   it('progress the log puts before its call started is reported as a divergence, not thrown', async () => {
