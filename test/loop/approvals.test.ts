@@ -6,14 +6,13 @@
  * server refuses a conversation with a call unanswered or answered twice, so a held-back result
  * that leaked, or one that went missing, fails the next request.
  */
-import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { builtinTools, createKernel, createMemoryLog, type Kernel, type KernelEvent } from '../../src/index.js'
 import { anthropic, openaiChat, openaiResponses, runLoop, type LoopModel } from '../../src/loop/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, threeTurns, type Project } from '../sdk/scenario.js'
+import { anthropicClient, openaiClient } from '../model-api/clients.js'
 
 let project: Project
 let api: ModelApi
@@ -53,7 +52,7 @@ const providers: Provider[] = [
     key: 'messages',
     results: 1,
     model: () =>
-      anthropic(new Anthropic({ baseURL: api.url, apiKey: 'test' }), {
+      anthropic(anthropicClient(api), {
         model: 'claude-sonnet-4-5',
         max_tokens: 1024,
       }) as LoopModel<unknown, unknown>,
@@ -62,21 +61,13 @@ const providers: Provider[] = [
     name: 'OpenAI Chat Completions',
     key: 'messages',
     results: 3,
-    model: () =>
-      openaiChat(new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' }), { model: 'gpt-4.1' }) as LoopModel<
-        unknown,
-        unknown
-      >,
+    model: () => openaiChat(openaiClient(api), { model: 'gpt-4.1' }) as LoopModel<unknown, unknown>,
   },
   {
     name: 'OpenAI Responses',
     key: 'input',
     results: 3,
-    model: () =>
-      openaiResponses(new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' }), { model: 'gpt-4.1' }) as LoopModel<
-        unknown,
-        unknown
-      >,
+    model: () => openaiResponses(openaiClient(api), { model: 'gpt-4.1' }) as LoopModel<unknown, unknown>,
   },
 ]
 

@@ -6,8 +6,6 @@
  * not a race it hopes to win. A kernel with `earlyStart: 'none'` over the same stream is the
  * control: there the call starts only after the end, and the test says so.
  */
-import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -21,6 +19,7 @@ import {
 import { anthropic, openaiChat, openaiResponses, runLoop, type LoopModel } from '../../src/loop/index.js'
 import type { ScriptedTurn } from '../model-api/script.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
+import { anthropicClient, openaiClient } from '../model-api/clients.js'
 
 let api: ModelApi
 beforeEach(async () => {
@@ -74,26 +73,18 @@ const providers: Array<{ name: string; model(): LoopModel<unknown, unknown> }> =
   {
     name: 'Anthropic Messages',
     model: () =>
-      anthropic(new Anthropic({ baseURL: api.url, apiKey: 'test' }), {
+      anthropic(anthropicClient(api), {
         model: 'claude-sonnet-4-5',
         max_tokens: 1024,
       }) as LoopModel<unknown, unknown>,
   },
   {
     name: 'OpenAI Chat Completions',
-    model: () =>
-      openaiChat(new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' }), { model: 'gpt-4.1' }) as LoopModel<
-        unknown,
-        unknown
-      >,
+    model: () => openaiChat(openaiClient(api), { model: 'gpt-4.1' }) as LoopModel<unknown, unknown>,
   },
   {
     name: 'OpenAI Responses',
-    model: () =>
-      openaiResponses(new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' }), { model: 'gpt-4.1' }) as LoopModel<
-        unknown,
-        unknown
-      >,
+    model: () => openaiResponses(openaiClient(api), { model: 'gpt-4.1' }) as LoopModel<unknown, unknown>,
   },
 ]
 

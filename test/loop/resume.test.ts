@@ -7,8 +7,8 @@
  * formats (`handOver({ format })`). The loopback server refuses a conversation with a call left
  * unanswered or answered twice.
  */
-import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
+import type Anthropic from '@anthropic-ai/sdk'
+import type OpenAI from 'openai'
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,6 +25,7 @@ import {
 import { anthropic, openaiChat, openaiResponses, runLoop } from '../../src/loop/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, threeTurns, type Project } from '../sdk/scenario.js'
+import { anthropicClient, openaiClient } from '../model-api/clients.js'
 
 const built = existsSync(new URL('../../dist/loop/index.js', import.meta.url))
 if (!built) console.warn('loop hand-over across processes: skipped — dist/ is not built: run `npm run build` first')
@@ -97,7 +98,7 @@ describe.skipIf(!built)('runLoop resumes from the store in another process', () 
       await answerParked(b)
       const last = b.handOver()
       if (last === undefined) throw new Error('no turn to hand over')
-      const model = anthropic(new Anthropic({ baseURL: api.url, apiKey: 'test' }), {
+      const model = anthropic(anthropicClient(api), {
         model: 'claude-sonnet-4-5',
         max_tokens: 1024,
       })
@@ -117,7 +118,7 @@ describe.skipIf(!built)('runLoop resumes from the store in another process', () 
 
 describe('runLoop resumes from the store in a second kernel (one process)', () => {
   it('OpenAI Chat Completions: handOver({ format: "openai-chat" }) gives the tool messages to send', async () => {
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const model = openaiChat(client, { model: 'gpt-4.1' })
     const storeA = createJsonlEventStore(dir)
     const a = sessionKernel(storeA, 'kernel-a')
@@ -143,7 +144,7 @@ describe('runLoop resumes from the store in a second kernel (one process)', () =
   })
 
   it('OpenAI Responses, streaming: handOver({ format: "openai-responses" }) gives the outputs to send', async () => {
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const model = openaiResponses(client, { model: 'gpt-4.1' })
     const storeA = createJsonlEventStore(dir)
     const a = sessionKernel(storeA, 'kernel-a')

@@ -4,12 +4,13 @@
  * server refuses a malformed conversation as the real API would, so an unanswered call or an
  * answer to no call fails the next request.
  */
-import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
+import type Anthropic from '@anthropic-ai/sdk'
+import type OpenAI from 'openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { anthropic, openaiChat, openaiResponses, runLoop } from '../../src/loop/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, projectKernel, threeTurns, type Project } from '../sdk/scenario.js'
+import { anthropicClient, openaiClient } from '../model-api/clients.js'
 
 let project: Project
 let api: ModelApi
@@ -28,7 +29,7 @@ const lastOf = (key: string, n: number) => (i: number) =>
 describe.each([false, true])('runLoop, stream: %s', (stream) => {
   it('Anthropic Messages: three turns, the conversation in MessageParam', async () => {
     const kernel = projectKernel(project)
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const client = anthropicClient(api)
     const model = anthropic(client, { model: 'claude-sonnet-4-5', max_tokens: 1024 })
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Make greet say hello.' }]
     const result = await runLoop({ model, kernel, messages, stream })
@@ -43,7 +44,7 @@ describe.each([false, true])('runLoop, stream: %s', (stream) => {
 
   it('OpenAI Chat Completions: three turns, the conversation in ChatCompletionMessageParam', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Make greet say hello.' }]
     const result = await runLoop({ model: openaiChat(client, { model: 'gpt-4.1' }), kernel, messages, stream })
     const next: OpenAI.Chat.ChatCompletionMessageParam[] = result.messages
@@ -54,7 +55,7 @@ describe.each([false, true])('runLoop, stream: %s', (stream) => {
 
   it('OpenAI Responses: three turns, the conversation in ResponseInputItem, sent whole', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Make greet say hello.' }]
     const result = await runLoop({
       model: openaiResponses(client, { model: 'gpt-4.1' }),
@@ -73,7 +74,7 @@ describe.each([false, true])('runLoop, stream: %s', (stream) => {
 describe('runLoop stops', () => {
   it('at maxSteps, the conversation ending with the last step results (ready to continue)', async () => {
     const kernel = projectKernel(project)
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const client = anthropicClient(api)
     const model = anthropic(client, { model: 'claude-sonnet-4-5', max_tokens: 1024 })
     const result = await runLoop({ model, kernel, messages: [{ role: 'user', content: 'go' }], maxSteps: 1 })
     expect(result.stopped).toBe('maxSteps')
@@ -83,7 +84,7 @@ describe('runLoop stops', () => {
 
   it('when stopWhen says so, after onStep saw the step', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const seen: number[] = []
     const result = await runLoop({
       model: openaiChat(client, { model: 'gpt-4.1' }),
@@ -99,7 +100,7 @@ describe('runLoop stops', () => {
 
   it('when the signal aborts: no further request, the steps so far kept', async () => {
     const kernel = projectKernel(project)
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const client = anthropicClient(api)
     const controller = new AbortController()
     const result = await runLoop({
       model: anthropic(client, { model: 'claude-sonnet-4-5', max_tokens: 1024 }),
@@ -117,7 +118,7 @@ describe('runLoop stops', () => {
 
 describe('runLoop refuses what it cannot use', () => {
   const kernel = () => projectKernel(project)
-  const client = () => new Anthropic({ baseURL: api.url, apiKey: 'test' })
+  const client = () => anthropicClient(api)
 
   it('an unknown option, naming the ones it takes', async () => {
     const model = anthropic(client(), { model: 'm', max_tokens: 1 })

@@ -5,9 +5,10 @@
  * where the SDK's types would not let the mistake be written.
  */
 import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startModelApi, type ModelApi } from './server.js'
+import { anthropicClient, openaiClient } from './clients.js'
 
 let api: ModelApi
 beforeEach(async () => {
@@ -34,7 +35,7 @@ const anthropicError = (message: RegExp | string) => ({
 })
 
 describe('Anthropic Messages API', () => {
-  const anthropic = () => new Anthropic({ baseURL: api.url, apiKey: 'test', maxRetries: 0 })
+  const anthropic = () => anthropicClient(api, { maxRetries: 0 })
   const ask = (messages: Anthropic.MessageParam[]) =>
     anthropic().messages.create({ model: 'claude', max_tokens: 10, messages })
 
@@ -100,7 +101,7 @@ describe('Anthropic Messages API', () => {
 })
 
 describe('OpenAI Chat Completions', () => {
-  const openai = () => new OpenAI({ baseURL: api.openaiURL, apiKey: 'test', maxRetries: 0 })
+  const openai = () => openaiClient(api, { maxRetries: 0 })
   const calls = [{ id: 'call_1', type: 'function' as const, function: { name: 'Read', arguments: '{}' } }]
 
   it('refuses a tool message without tool_call_id', async () => {
@@ -167,7 +168,7 @@ describe('OpenAI Chat Completions', () => {
 })
 
 describe('OpenAI Responses API', () => {
-  const openai = () => new OpenAI({ baseURL: api.openaiURL, apiKey: 'test', maxRetries: 0 })
+  const openai = () => openaiClient(api, { maxRetries: 0 })
 
   it('refuses a function_call_output with an unknown call_id', async () => {
     await expect(

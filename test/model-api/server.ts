@@ -9,7 +9,7 @@
  *
  * @example
  * const api = await startModelApi({ turns: [{ calls: [{ name: 'Read', input: { file_path } }] }, { text: 'done' }] })
- * const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+ * const client = anthropicClient(api) // clients.ts
  * await api.close()
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'

@@ -4,10 +4,11 @@
  * real temp directory. No glue: the SDK's objects go straight into the kernel, its message straight
  * back into `messages`.
  */
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, projectKernel, threeTurns, type Project } from './scenario.js'
+import { anthropicClient } from '../model-api/clients.js'
 
 let project: Project
 let api: ModelApi
@@ -25,7 +26,7 @@ const toolTexts = (i: number) => JSON.stringify((api.requests[i]?.body.messages 
 describe('Anthropic SDK, three-turn loop', () => {
   it('batch: messages.create → kernel.runTurn(response) → messages.push(message)', async () => {
     const kernel = projectKernel(project)
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const client = anthropicClient(api)
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Make greet say hello.' }]
     for (let step = 0; step < 5; step++) {
       const response = await client.messages.create({
@@ -45,7 +46,7 @@ describe('Anthropic SDK, three-turn loop', () => {
 
   it('streaming: messages.stream → turn.push(event) → turn.result()', async () => {
     const kernel = projectKernel(project)
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const client = anthropicClient(api)
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Make greet say hello.' }]
     for (let step = 0; step < 5; step++) {
       const turn = kernel.startTurn()

@@ -7,7 +7,6 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { toOpenAIToolMessages } from '../../src/index.js'
@@ -15,6 +14,7 @@ import { anthropicStream } from '../model-api/anthropic.js'
 import { Ids, type ScriptedTurn } from '../model-api/script.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { makeProject, projectKernel, type Project } from './scenario.js'
+import { anthropicClient, openaiClient } from '../model-api/clients.js'
 
 let project: Project
 let api: ModelApi
@@ -28,8 +28,8 @@ afterEach(async () => {
 })
 
 const MODEL = { model: 'claude-sonnet-4-5', max_tokens: 1024 } as const
-const anthropic = () => new Anthropic({ baseURL: api.url, apiKey: 'test', maxRetries: 0 })
-const openai = () => new OpenAI({ baseURL: api.openaiURL, apiKey: 'test', maxRetries: 0 })
+const anthropic = () => anthropicClient(api, { maxRetries: 0 })
+const openai = () => openaiClient(api, { maxRetries: 0 })
 const cutOffWrite = (): ScriptedTurn => ({
   calls: [{ name: 'Write', input: { file_path: project.notes, content: 'half' } }],
   stop: 'max_tokens',

@@ -6,9 +6,8 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
 import { generateText, type ModelMessage } from 'ai'
-import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { toOpenAIToolMessages, toResponsesInputItems } from '../../src/index.js'
@@ -16,6 +15,7 @@ import { aiSdkTools, runToolCalls } from '../../src/ai-sdk/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { loopbackModel } from './loopback-model.js'
 import { makeProject, projectKernel, type Project } from './scenario.js'
+import { anthropicClient, openaiClient } from '../model-api/clients.js'
 
 // A 1×1 transparent PNG.
 const PNG = Buffer.from(
@@ -40,7 +40,7 @@ afterEach(async () => {
 describe('an image result, each provider', () => {
   it('Anthropic: an image block the API takes', async () => {
     const kernel = projectKernel(project)
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test', maxRetries: 0 })
+    const client = anthropicClient(api, { maxRetries: 0 })
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'look' }]
     const response = await client.messages.create({
       model: 'claude',
@@ -57,7 +57,7 @@ describe('an image result, each provider', () => {
 
   it('OpenAI Chat: the tool message carries text, which the API takes', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test', maxRetries: 0 })
+    const client = openaiClient(api, { maxRetries: 0 })
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'look' }]
     const completion = await client.chat.completions.create({
       model: 'gpt',
@@ -73,7 +73,7 @@ describe('an image result, each provider', () => {
 
   it('OpenAI Responses: a function_call_output the API takes', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test', maxRetries: 0 })
+    const client = openaiClient(api, { maxRetries: 0 })
     const response = await client.responses.create({
       model: 'gpt',
       input: 'look',

@@ -4,12 +4,12 @@
  * chunk ends the stream), with the built-in tools on a real temp directory. No glue: the
  * completion goes straight into the kernel, `toOpenAIToolMessages(message)` straight back.
  */
-import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { toOpenAIToolMessages } from '../../src/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, projectKernel, threeTurns, type Project } from './scenario.js'
+import { openaiClient } from '../model-api/clients.js'
 
 let project: Project
 let api: ModelApi
@@ -27,7 +27,7 @@ const toolTexts = (i: number) => JSON.stringify((api.requests[i]?.body.messages 
 describe('OpenAI SDK, Chat Completions, three-turn loop', () => {
   it('batch: chat.completions.create → kernel.runTurn(completion) → toOpenAIToolMessages', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Make greet say hello.' }]
     for (let step = 0; step < 5; step++) {
       const completion = await client.chat.completions.create({
@@ -48,7 +48,7 @@ describe('OpenAI SDK, Chat Completions, three-turn loop', () => {
 
   it('streaming: chat.completions.stream → turn.pushOpenAI(chunk) → turn.result()', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Make greet say hello.' }]
     for (let step = 0; step < 5; step++) {
       const turn = kernel.startTurn()

@@ -4,12 +4,12 @@
  * with the built-in tools on a real temp directory. No glue: the Response (or each stream event)
  * goes straight into the kernel, `toResponsesInputItems(message)` straight back as `input`.
  */
-import OpenAI from 'openai'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { toResponsesInputItems } from '../../src/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
 import { expectLoopDone, makeProject, projectKernel, threeTurns, type Project } from './scenario.js'
+import { openaiClient } from '../model-api/clients.js'
 
 let project: Project
 let api: ModelApi
@@ -27,7 +27,7 @@ const toolTexts = (i: number) => JSON.stringify((api.requests[i]?.body.input as 
 describe('OpenAI SDK, Responses API, three-turn loop', () => {
   it('batch: responses.create → kernel.runTurn(response) → toResponsesInputItems', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     let input: ResponseInputItem[] = [{ role: 'user', content: 'Make greet say hello.' }]
     let previous: string | undefined
     for (let step = 0; step < 5; step++) {
@@ -48,7 +48,7 @@ describe('OpenAI SDK, Responses API, three-turn loop', () => {
 
   it('streaming: responses.stream → turn.pushOpenAIResponses(event) → turn.result()', async () => {
     const kernel = projectKernel(project)
-    const client = new OpenAI({ baseURL: api.openaiURL, apiKey: 'test' })
+    const client = openaiClient(api)
     let input: ResponseInputItem[] = [{ role: 'user', content: 'Make greet say hello.' }]
     let previous: string | undefined
     for (let step = 0; step < 5; step++) {

@@ -1,5 +1,4 @@
 /** examples/subagents/explore.ts runs as documented: against the loopback model API, on a temp project. */
-import Anthropic from '@anthropic-ai/sdk'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { explore } from '../../examples/subagents/explore.js'
 import { projectMessages } from '../../src/index.js'
 import { startModelApi, type ModelApi } from '../model-api/server.js'
+import { anthropicClient } from '../model-api/clients.js'
 
 let api: ModelApi | undefined
 let dir: string | undefined
@@ -38,7 +38,7 @@ describe('examples/subagents/explore.ts', () => {
         { text: 'Three retries (retry.ts:1).' },
       ],
     })
-    const client = new Anthropic({ baseURL: api.url, apiKey: 'test' })
+    const client = anthropicClient(api)
     const { answer, kernel } = await explore(client, dir, 'How many retries?')
     expect(answer).toBe('Three retries (retry.ts:1).')
     expect(api.rejected()).toEqual([])
