@@ -40,6 +40,7 @@ export interface ReplayOptions {
   cwd?: string
   /** Rules and mode to decide with. Default: those the log recorded (give others to test a rule change). */
   permissions?: KernelOptions['permissions']
+  /** Characters a turn's message may carry. Default: the limit the log recorded (session.configured). */
   messageBudgetChars?: number
   /**
    * Reads back output the recording persisted, to rebuild its preview. Default: only regular
@@ -171,13 +172,14 @@ export async function replay(recordedLog: readonly KernelEvent[], options: Repla
     )
     const cwd = options.cwd ?? started.cwd
     const permissions = permissionsOf(options, started)
+    const messageBudgetChars = options.messageBudgetChars ?? configured?.limits.messageBudgetChars
     return createKernelInternals(
       {
         tools,
         toolSources: recorded.sources,
         ...(cwd !== undefined ? { cwd } : {}),
         ...(permissions !== undefined ? { permissions } : {}),
-        ...(options.messageBudgetChars !== undefined ? { messageBudgetChars: options.messageBudgetChars } : {}),
+        ...(messageBudgetChars !== undefined ? { messageBudgetChars } : {}),
         maxConcurrency: started.maxConcurrency,
         progressLogChars: Infinity,
         // The kernel's default deadline as recorded: which calls have one is the engine's decision.

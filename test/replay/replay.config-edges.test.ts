@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, replay, type KernelEvent, type ReplayResult, type Tool, type ToolSource } from '../../src/index.js'
-import { assistant, Echo, testKernel } from '../helpers.js'
+import { createKernelInternals } from '../../src/kernel.js'
+import { createMemoryLog } from '../../src/index.js'
+import { assistant, counterIds, Echo, fixedClock, testKernel } from '../helpers.js'
 import { edited, expectOk, Reporting, reportingLog, reseq, without, Writer } from './units-helpers.js'
 
 const divergenceOf = (result: ReplayResult) => {
@@ -270,5 +272,60 @@ describe('a log two kernels wrote (a session resumed with other rules, cap and t
     const events = await twoKernels()
     const changed = divergenceOf(await replay(events, { tools: [Echo, Lister], permissions: { deny: ['Lister'] } }))
     expect(changed.expected).toMatchObject({ type: 'tool.permitted', toolUseId: 'a', behavior: 'deny' })
+  })
+})
+
+// Before budget.decided (toolkernel 0.3), each result claimed the turn's budget as it arrived, none
+// waiting for another. A log of that engine has no budget.held or budget.decided; replay claims
+// as it arrives again, or it would decide which output goes to the store differently.
+describe('the budget of a log written before budget.decided, under its recorded limit', () => {
+  it('claims each result as it arrives, as the engine that wrote it did', async () => {
+    let release = () => {}
+    const later = new Promise<void>((resolve) => (release = resolve))
+    const Out = buildTool({
+      name: 'Out',
+      description: () => 'Prints.',
+      inputSchema: z.object({ chars: z.number(), wait: z.boolean() }),
+      isConcurrencySafe: () => true,
+      call: async ({ chars, wait }) => {
+        if (wait) await later
+        else setImmediate(release)
+        return 'x'.repeat(chars)
+      },
+    })
+    const saved = new Map<string, string>()
+    const results = {
+      save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
+        saved.set(`/r/${toolUseId}`, content)
+        return `/r/${toolUseId}`
+      },
+    }
+    const clock = fixedClock()
+    // The older engine, as replay drives it: the first to arrive (b) fits, the second (a) does not.
+    const kernel = createKernelInternals(
+      {
+        tools: [Out],
+        log: createMemoryLog(clock),
+        messageBudgetChars: 1_500,
+        results,
+        ports: { clock, ids: counterIds() },
+      },
+      { budgetByArrival: () => true },
+    )
+    await kernel.runTurn(
+      assistant(['a', 'Out', { chars: 1_050, wait: true }], ['b', 'Out', { chars: 1_400, wait: false }]),
+    )
+    const events = kernel.log.read()
+    expect(events.some((e) => e.type === 'budget.held' || e.type === 'budget.decided')).toBe(false)
+    expect(events.filter((e) => e.type === 'tool.budgeted').map((e) => e.toolUseId)).toStrictEqual(['a'])
+    // Today's engine would have held both and sent the larger (b) to the store instead. The limit
+    // is the one the log recorded (session.configured), unless the caller gives another.
+    const readResult = (path: string) => saved.get(path)
+    expectOk(await replay(events, { tools: [Out], readResult }))
+    const roomier = await replay(events, { tools: [Out], readResult, messageBudgetChars: 10_000 })
+    expect(roomier.ok ? undefined : roomier.divergence.expected).toMatchObject({
+      type: 'tool.completed',
+      persisted: true,
+    })
   })
 })

@@ -178,7 +178,7 @@ describe('the configuration a log replays with', () => {
     expect(moved.actual).toMatchObject({ type: 'tool.permitted', toolUseId: 'w', source: 'tool' })
   })
 
-  it("the message budget is the caller's to give: the log does not carry it", async () => {
+  it('the message budget is the one the log recorded (session.configured), unless the caller gives another', async () => {
     const dir = tempDir()
     const results = {
       save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
@@ -193,8 +193,10 @@ describe('the configuration a log replays with', () => {
     const events = kernel.log.read()
     expect(events.some((e) => e.type === 'tool.budgeted')).toBe(true)
     const readResult = (path: string) => readFileSync(path, 'utf8')
+    expect(events.find((e) => e.type === 'session.configured')).toMatchObject({ limits: { messageBudgetChars: 5 } })
+    expectOk(await replay(events, { tools: [Echo], readResult }))
     expectOk(await replay(events, { tools: [Echo], messageBudgetChars: 5, readResult }))
-    const whole = divergenceOf(await replay(events, { tools: [Echo], readResult }))
+    const whole = divergenceOf(await replay(events, { tools: [Echo], messageBudgetChars: 200_000, readResult }))
     expect(whole.expected).toMatchObject({ type: 'tool.completed', persisted: true })
   })
 
