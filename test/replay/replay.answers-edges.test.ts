@@ -220,6 +220,48 @@ describe('recorded completions', () => {
     ])
   })
 
+  // A retry policy reads the error it is given: replay throws each recorded attempt's error again
+  // with its errno class as `code`, and its name taken off the text's head, as the tool threw it.
+  it("a retried attempt's error is thrown again as the policy saw it: its code, its name and its message", async () => {
+    class RateLimitError extends Error {
+      override name = 'RateLimitError'
+    }
+    const failures: Record<string, () => Error> = {
+      errno: () => Object.assign(new Error('try again'), { code: 'EAGAIN' }),
+      named: () => new RateLimitError('slow down'),
+      plain: () => new Error('EAGAIN: not a code'),
+    }
+    const seen: string[] = []
+    const runs = new Map<string, number>()
+    const Flaky = Object.assign(Object.create(Echo) as Tool, {
+      idempotent: true,
+      retry: {
+        attempts: 2,
+        backoff: () => 0,
+        retryOn: (error: unknown) => {
+          const { code, name, message } = error as { code?: string; name: string; message: string }
+          seen.push(`${code ?? '-'} ${name} ${message}`)
+          return code === 'EAGAIN' || (name === 'RateLimitError' && message === 'slow down')
+        },
+      },
+      call: async ({ text }: { text: string }, { toolUseId }: { toolUseId: string }) => {
+        const run = (runs.get(toolUseId) ?? 0) + 1
+        runs.set(toolUseId, run)
+        if (run === 1) throw (failures[text] as () => Error)()
+        return `done on ${run}`
+      },
+    })
+    const kernel = testKernel([Flaky])
+    await kernel.runTurn(
+      assistant(['e', 'Echo', { text: 'errno' }], ['n', 'Echo', { text: 'named' }], ['p', 'Echo', { text: 'plain' }]),
+    )
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'tool.retrying').map((e) => e.toolUseId)).toStrictEqual(['e', 'n'])
+    const live = seen.splice(0)
+    expectOk(await replay(events, { tools: [Flaky] }))
+    expect(seen.sort()).toStrictEqual(live.sort())
+  })
+
   // Output the recording persisted but whose tool.budgeted is gone names no file: replay reads
   // nothing (never asks readResult about `undefined`) and the output is empty.
   it('persisted output whose tool.budgeted is missing is read from nowhere and maps as empty', async () => {
