@@ -13,6 +13,7 @@ import {
   createMemoryLog,
   recover,
   replay,
+  type EventOf,
   type KernelEvent,
   type ReplayResult,
   type Tool,
@@ -218,6 +219,42 @@ describe('the configuration a log replays with', () => {
     const parsed = events.find((e) => e.type === 'tool.parsed')
     expect(parsed !== undefined && 'hooks' in parsed && parsed.hooks === undefined).toBe(true)
     expectOk(await replay(events, { tools: [Echo], cwd, permissions: {} }))
+  })
+
+  it("a call's flags, which older logs lack, are not compared; the decision they went with is", async () => {
+    const Asks = Object.assign(Object.create(Echo) as Tool, {
+      isReadOnly: () => false,
+      checkPermissions: () => ({ behavior: 'ask', message: 'sure?' }),
+    })
+    const kernel = testKernel([Asks])
+    const first = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    await kernel.answer('a', { behavior: 'allow', digest: first.pending[0]?.digest ?? '' })
+    const flagged = (e: KernelEvent) => e.type === 'permission.pending' || e.type === 'tool.permitted'
+    const events = kernel.log.read()
+    expect(events.filter(flagged).map((e) => [e.type, 'flags' in e])).toStrictEqual([
+      ['permission.pending', true],
+      ['tool.permitted', true],
+    ])
+    const older = edited(events, flagged, () => ({ flags: undefined }))
+    expectOk(await replay(older, { tools: [Asks] }))
+    const denied = edited(
+      events,
+      (e) => e.type === 'tool.permitted',
+      () => ({ flags: undefined, behavior: 'deny' }),
+    )
+    expect(divergenceOf(await replay(denied, { tools: [Asks] })).expected).toMatchObject({ type: 'tool.permitted' })
+  })
+
+  it('a session.configured from before it recorded what the model was sent of each tool replays', async () => {
+    const kernel = testKernel([Echo])
+    await kernel.runTurn(assistant(['e', 'Echo', { text: 'x' }]))
+    const older = edited(
+      kernel.log.read(),
+      (e) => e.type === 'session.configured',
+      (e) => ({ tools: (e as EventOf<'session.configured'>).tools.map(({ definition: _d, ...tool }) => tool) }),
+    )
+    expect(JSON.stringify(older)).not.toContain('"definition"')
+    expectOk(await replay(older, { tools: [Echo] }))
   })
 
   it('the session.configured of a resumed kernel, in a later turn, is not compared', async () => {
