@@ -704,6 +704,34 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Broken] }))
   })
 
+  it('lists the checks left to the log up to a divergence, and none after it', async () => {
+    const AddNote = buildTool({
+      name: 'AddNote',
+      description: () => 'Adds a note.',
+      inputSchema: z.object({ text: z.string() }),
+      call: async ({ text }) => `added ${text}`,
+    })
+    const kernel = testKernel([AddNote, Echo])
+    // One at a time (neither is safe to run beside another): b's rejection, then e's permission, then d's rejection.
+    await kernel.runTurn(
+      assistant(['b', 'AddNote', { text: 7 }], ['e', 'Echo', { text: 'x' }], ['d', 'AddNote', { text: 8 }]),
+    )
+    const events = kernel.log.read()
+    const rejected = events.filter((e) => e.type === 'tool.rejected').map((e) => [e.toolUseId, e.seq])
+    const permitted = events.find((e) => e.type === 'tool.permitted' && e.toolUseId === 'e') as KernelEvent
+    expect(rejected.map(([id]) => id)).toStrictEqual(['b', 'd'])
+    expect(rejected[0]?.[1]).toBeLessThan(permitted.seq)
+    expect(rejected[1]?.[1]).toBeGreaterThan(permitted.seq)
+    const options = { tools: [AddNote, Echo], inputNotChecked: ['AddNote'] }
+    const whole = await replay(events, options)
+    expectOk(whole)
+    expect(whole.notChecked?.map((n) => n.toolUseId)).toStrictEqual(['b', 'd'])
+    // A rule that now denies Echo: the replay diverges at e, and d's check, after it, was never reached.
+    const denied = await replay(events, { ...options, permissions: { deny: ['Echo'] } })
+    expect(divergenceOf(denied).position).toBe(permitted.seq)
+    expect(denied.notChecked?.map((n) => n.toolUseId)).toStrictEqual(['b'])
+  })
+
   it('persisted output is read back with readResult; a file it cannot read leaves its preview to the log', async () => {
     const dir = tempDir()
     // An app's own store, whose names toolkernel's default reader does not trust.
