@@ -83,6 +83,14 @@ describe('the divergence report', () => {
         message: "the log is out of order: tool.queued of turn turn_ghost comes before the turn's turn.started",
       },
     })
+    // Nothing was replayed, so nothing was left to the log.
+    const asked = await replay(broken, { tools: [Echo], inputNotChecked: ['Echo'] })
+    expect(asked.notChecked).toStrictEqual([])
+  })
+
+  it("options it does not know are refused, named as replay's", async () => {
+    const events = await echoLog('x')
+    await expect(replay(events, { tools: [Echo], readResutl: () => '' } as never)).rejects.toThrow(/^replay: /)
   })
 
   it('a turn without turn.started is refused by the order check, not replayed or skipped', async () => {
