@@ -712,6 +712,26 @@ describe('outside answers, each at its recorded moment', () => {
     expectOk(await replay(events, { tools: [Broken] }))
   })
 
+  it("one kernel replays every turn of one kernel's session: a grant of the first turn answers the second", async () => {
+    const Asks = Object.assign(Object.create(Echo) as Tool, {
+      isReadOnly: () => false,
+      checkPermissions: () => ({ behavior: 'ask', message: 'sure?' }),
+    })
+    let asked = 0
+    const kernel = testKernel([Asks], {
+      canUseTool: () => {
+        asked++
+        return { behavior: 'allow', grant: { scope: 'tool' } }
+      },
+    })
+    await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
+    await kernel.runTurn(assistant(['b', 'Echo', { text: 'y' }]))
+    expect(asked).toBe(1)
+    const events = kernel.log.read()
+    expect(events.filter((e) => e.type === 'permission.requested').map((e) => e.toolUseId)).toStrictEqual(['a'])
+    expectOk(await replay(events, { tools: [Asks] }))
+  })
+
   it('lists the checks left to the log up to a divergence, and none after it', async () => {
     const AddNote = buildTool({
       name: 'AddNote',
