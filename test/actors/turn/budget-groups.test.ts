@@ -218,6 +218,10 @@ describe('what waits for its group, and what ends the wait', () => {
     expect(events[decided]).toMatchObject({ group: ['big'], persisted: [] })
     expect(decided).toBeLessThan(at((e) => e.type === 'tool.result' && e.toolUseId === 'wait'))
     expect(message.content.map((block) => block.is_error === true)).toEqual([false, true])
+    // Replay gives the failure at budget.decided, where the engine decided on it.
+    expect(events[decided + 1]).toMatchObject({ type: 'tool.errored', toolUseId: 'wait' })
+    const replayed = await replay(kernel.log.read(), { tools: [Wait, printer('Out')] })
+    expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
   })
 
   it('a held call interrupted before its group is decided claims its room alone, and leaves the group', async () => {
