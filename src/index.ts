@@ -266,4 +266,5 @@ export { DEFAULT_MESSAGE_BUDGET_CHARS } from './actors/turn/budget.js'
 // Replay and recovery.
 export { recover, RECOVERY_REASON } from './events/recovery.js'
 export { replay, type ReplayOptions, type ReplayResult, type Divergence } from './replay/replay.js'
+export type { NotChecked } from './replay/not-checked.js'
 export { TOOLKERNEL_VERSION } from './version.js'

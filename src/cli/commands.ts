@@ -90,7 +90,7 @@ const CHECKED_AT: Record<string, string> = {
 function reportNotChecked(items: readonly NotChecked[], out: Out): void {
   const previews = items.filter((item) => item.step === 'budget')
   if (previews.length > 0) {
-    out('Not checked — the saved output is not there to read (replay where the result store is):')
+    out('Not checked — previews of output replay could not read back (replay where the result store is):')
     for (const item of previews)
       out(
         `  not checked: ${item.toolUseId} ${item.tool} (turn ${item.turnId}, event ${item.position}): ${item.message}`,

@@ -68,9 +68,11 @@ export function withoutGivenText(event: KernelEventInput, given: ReadonlySet<str
 
 /**
  * The text of each output the turn saved to the result store, read back with `readResult`. A text
- * that cannot be read back stands in as as many `…` as it had characters, and its call is listed
- * in `unread`: its preview is left to the log. A call whose `tool.budgeted` is missing has no size
- * to stand in with: its text is empty (and replay shows the difference).
+ * that cannot be read back, or that is no longer as long as the log says it was, is stood in for
+ * by one of its characters and lines (the preview's length, which the turn's budget counts,
+ * depends on both), and its call is listed in `unread`: its preview is left to the log. A call
+ * whose `tool.budgeted` is missing has no size to stand in with: its text is empty (and replay
+ * shows the difference).
  *
  * @example
  * savedOutputs('turn_1', indexRecording(turnEvents), readSavedResult)
@@ -86,18 +88,30 @@ export function savedOutputs(
   for (const [toolUseId, call] of recording.calls) {
     if (call.completion === undefined || !('persisted' in call.completion)) continue
     const { budgeted } = call
-    const text = budgeted?.path === undefined ? undefined : readResult(budgeted.path)
-    if (text !== undefined || budgeted === undefined) {
-      texts.set(toolUseId, text ?? '')
+    if (budgeted === undefined) {
+      texts.set(toolUseId, '')
       continue
     }
-    texts.set(toolUseId, '…'.repeat(budgeted.chars))
+    const text = budgeted.path === undefined ? undefined : readResult(budgeted.path)
+    if (text?.length === budgeted.chars) {
+      texts.set(toolUseId, text)
+      continue
+    }
+    texts.set(toolUseId, standInText(budgeted.chars, budgeted.lines ?? 1))
     const why =
       budgeted.path === undefined
         ? `the output was not saved (${budgeted.error ?? 'no reason recorded'})`
-        : `the saved output ${budgeted.path} is not there to read`
+        : text === undefined
+          ? `the saved output ${budgeted.path} is not there to read`
+          : `the saved output ${budgeted.path} has changed since (${text.length} characters, not ${budgeted.chars})`
     const message = `${why}, so its preview, which quotes it, is the log's`
     unread.push({ turnId, toolUseId, tool: call.tool ?? '', position: budgeted.position, step: 'budget', message })
   }
   return { texts, unread }
+}
+
+/** A text of `chars` characters over `lines` lines: its line breaks, then `…`. */
+function standInText(chars: number, lines: number): string {
+  const breaks = Math.min(Math.max(lines - 1, 0), chars)
+  return '\n'.repeat(breaks) + '…'.repeat(chars - breaks)
 }

@@ -3,7 +3,7 @@
  * threw, its progress, its hooks' results, the user's permission answers, where output was
  * persisted. Nothing here runs anything.
  */
-import type { EventOf, KernelEvent } from '../events/event.schema.js'
+import type { EventOf, KernelEvent, ToolResultBlock } from '../events/event.schema.js'
 import type { HookResult } from '../hooks/combine.js'
 import type { PermissionAnswer } from '../permissions/policy.js'
 import type { GrantScope } from '../permissions/grants.js'
@@ -32,9 +32,10 @@ export interface RecordedCall {
   answer?: PermissionAnswer
   /**
    * What the budget step did with output that went to the result store (`tool.budgeted`): where it
-   * saved it (or why it could not), its size, and the event's position (seq).
+   * saved it (or why it could not), its size, the event's position (seq), and the output's line
+   * count as the preview's notice gives it (`tool.result`).
    */
-  budgeted?: { path?: string; error?: string; chars: number; position: number }
+  budgeted?: { path?: string; error?: string; chars: number; position: number; lines?: number }
   /** Whether the call's result block was an error (`tool.mapped`). */
   mappedError?: boolean
   /** Characters of output the call's tool returned while its result waited for its siblings' (`budget.held`). */
@@ -132,6 +133,11 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
       case 'tool.mapped':
         entry.mappedError = event.isError
         break
+      case 'tool.result': {
+        const lines = previewLines(event.block)
+        if (entry.budgeted !== undefined && lines !== undefined) entry.budgeted = { ...entry.budgeted, lines }
+        break
+      }
       case 'budget.held':
         entry.heldChars = event.chars
         break
@@ -140,6 +146,17 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
     }
   }
   return { calls, turnIds }
+}
+
+/** The notice a preview opens with (previewOf, src/actors/turn/budget.ts): the output's characters and lines. */
+const PREVIEW_NOTICE = /^Output (?:too large to show whole|over its size limit) \(\d+ characters, (\d+) lines\)/
+
+/** The output's line count the preview in `block` gives, if it is one. */
+function previewLines(block: ToolResultBlock): number | undefined {
+  const first = typeof block.content === 'string' ? block.content : block.content.find((part) => part.type === 'text')
+  const text = typeof first === 'string' ? first : first?.type === 'text' ? first.text : undefined
+  const found = text === undefined ? null : PREVIEW_NOTICE.exec(text)
+  return found === null ? undefined : Number(found[1])
 }
 
 function isParsedOf(event: KernelEvent | undefined, toolUseId: string): boolean {

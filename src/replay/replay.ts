@@ -75,7 +75,17 @@ export interface Divergence {
  * `projectTelemetry(result.log, { replayed: true })` for spans marked as replayed).
  */
 export type ReplayResult =
-  | { ok: true; turns: number; events: number; log: readonly KernelEvent[]; notChecked?: readonly NotChecked[] }
+  | {
+      ok: true
+      turns: number
+      events: number
+      log: readonly KernelEvent[]
+      /**
+       * The checks left to the log (input checks of `inputNotChecked` tools, previews of saved output
+       * that could not be read back): present when `inputNotChecked` is given or when there is one.
+       */
+      notChecked?: readonly NotChecked[]
+    }
   | {
       ok: false
       turns: number

@@ -149,7 +149,7 @@ describe('toolkernel replay of output saved to the result store', () => {
     rmSync(results, { recursive: true })
     const gone = await toolkernel(['replay', savedLog, '--quiet'])
     expect(gone.stdout).toContain(
-      'Not checked — the saved output is not there to read (replay where the result store is):',
+      'Not checked — previews of output replay could not read back (replay where the result store is):',
     )
     expect(gone.stdout).toMatch(
       new RegExp(

@@ -135,6 +135,33 @@ describe('savedOutputs', () => {
     ])
   })
 
+  it('stands in with the line count the preview gave, each line break one of its characters', () => {
+    const preview = 'Output too large to show whole (5 characters, 3 lines); the full output is saved to /r/x'
+    const lined = indexRecording(
+      stamp(
+        parsed('x', 'Dump'),
+        completed('x'),
+        budgeted('x', { path: '/r/x' }, 5),
+        ev({
+          type: 'tool.result',
+          toolUseId: 'x',
+          outcome: 'success',
+          block: { type: 'tool_result', tool_use_id: 'x', content: preview },
+        }),
+      ),
+    )
+    expect(savedOutputs(T, lined, () => undefined).texts.get('x')).toBe('\n\n………')
+  })
+
+  it('a saved output no longer as long as the log says is stood in for, and said to have changed', () => {
+    const one = indexRecording(stamp(parsed('x', 'Dump'), completed('x'), budgeted('x', { path: '/r/x' }, 5)))
+    const { texts, unread } = savedOutputs(T, one, () => 'hell')
+    expect(texts.get('x')).toBe('……………')
+    expect(unread[0]?.message).toBe(
+      "the saved output /r/x has changed since (4 characters, not 5), so its preview, which quotes it, is the log's",
+    )
+  })
+
   it('a save that failed without a reason says so', () => {
     const bare = indexRecording(stamp(parsed('x', 'Dump'), completed('x'), budgeted('x', {}, 1)))
     expect(savedOutputs(T, bare, () => 'never asked').unread[0]?.message).toBe(

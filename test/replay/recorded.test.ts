@@ -92,6 +92,30 @@ describe('indexRecording', () => {
     })
   })
 
+  it("records the saved output's line count from its preview's notice, and from nothing else", () => {
+    const budgeted = ev({ type: 'tool.budgeted', toolUseId: 'a', path: '/r/a.txt', chars: 60 })
+    const result = (content: unknown) =>
+      ev({
+        type: 'tool.result',
+        toolUseId: 'a',
+        outcome: 'success',
+        block: { type: 'tool_result', tool_use_id: 'a', content },
+      })
+    const lines = (...events: KernelEventInput[]) =>
+      indexRecording(stamp(requested(T, 'a', 0), ...events)).calls.get('a')?.budgeted?.lines
+    const notice = 'Output too large to show whole (60 characters, 12 lines); the full output is saved to /r/a.txt'
+    expect(lines(budgeted, result(notice))).toBe(12)
+    expect(
+      lines(budgeted, result([{ type: 'text', text: 'Output over its size limit (60 characters, 3 lines). It is' }])),
+    ).toBe(3)
+    // Not a preview, or no saved output to count.
+    expect(lines(budgeted, result(`see: ${notice}`))).toBeUndefined()
+    expect(
+      lines(budgeted, result([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } }])),
+    ).toBeUndefined()
+    expect(lines(result(notice))).toBeUndefined()
+  })
+
   it('records whether the result block was an error', () => {
     const mapped = (isError: boolean) => ev({ type: 'tool.mapped', toolUseId: 'a', isError })
     expect(callOf([requested(T, 'a', 0), mapped(true)])).toStrictEqual({ ...fresh(), mappedError: true })

@@ -810,6 +810,41 @@ describe('outside answers, each at its recorded moment', () => {
     expect(divergenceOf(await replay(events, { tools: [Roomy] })).actual).not.toHaveProperty('persisted')
   })
 
+  it('a saved output it cannot read stands in with its lines too: the budget after it decides as it did', async () => {
+    const Lines = buildTool({
+      name: 'Lines',
+      description: () => 'Prints many lines.',
+      inputSchema: z.object({}),
+      maxResultSizeChars: 10,
+      call: async () => 'line\n'.repeat(1_200),
+    })
+    const Wide = buildTool({
+      name: 'Wide',
+      description: () => 'Prints one wide line.',
+      inputSchema: z.object({ chars: z.number() }),
+      call: async ({ chars }) => 'w'.repeat(chars),
+    })
+    // A store that keeps nothing replay could read back.
+    const results = { save: async ({ toolUseId }: { toolUseId: string }) => `/nowhere/${toolUseId}` }
+    const run = async (messageBudgetChars: number) => {
+      const kernel = testKernel([Lines, Wide], { results, messageBudgetChars })
+      await kernel.runTurn(assistant(['l', 'Lines', {}], ['w', 'Wide', { chars: 5_000 }]))
+      return kernel.log.read()
+    }
+    const resultOf = (events: readonly KernelEvent[], id: string) =>
+      events.find((e) => e.type === 'tool.result' && e.toolUseId === id) as EventOf<'tool.result'>
+    const preview = resultOf(await run(1_000_000), 'l').block.content as string
+    expect(preview).toMatch(/^Output too large to show whole \(6000 characters, 1201 lines\)/)
+    // One character short of the preview and the wide output: the wide one goes to the store too.
+    const events = await run(preview.length + 5_000 - 1)
+    expect(events.filter((e) => e.type === 'tool.budgeted').map((e) => e.toolUseId)).toStrictEqual(['l', 'w'])
+    const result = await replay(events, { tools: [Lines, Wide] })
+    expectOk(result)
+    expect(result.notChecked?.map((item) => item.toolUseId)).toStrictEqual(['l', 'w'])
+    // The stand-in's preview is as long as the one the model was sent.
+    expect((resultOf(result.log, 'l').block.content as string).length).toBe(preview.length)
+  })
+
   it("output whose save failed replays at its recorded size; its preview, which named the failure, is the log's", async () => {
     const results = {
       save: async () => {
