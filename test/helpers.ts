@@ -125,3 +125,13 @@ export function scratchDirs(): (prefix: string) => string {
     return dir
   }
 }
+
+/** A result store that keeps what it is given in memory, at `/r/<toolUseId>`, and its reader for replay. */
+export function memoryResults() {
+  const saved = new Map<string, string>()
+  const save = async ({ toolUseId }: { toolUseId: string }, text: string) => {
+    saved.set(`/r/${toolUseId}`, text)
+    return `/r/${toolUseId}`
+  }
+  return { saved, results: { save }, readResult: (path: string) => saved.get(path) }
+}

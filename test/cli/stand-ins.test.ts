@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { toolsForReplay } from '../../src/cli/stand-ins.js'
 import { buildTool, builtinTools, parseJsonl, replay } from '../../src/index.js'
 import { TOOLKERNEL_VERSION } from '../../src/version.js'
-import { assistant, testKernel } from '../helpers.js'
+import { assistant, memoryResults, testKernel } from '../helpers.js'
 import { readFileSync } from 'node:fs'
 
 /** An app's own tool that happens to be called Read. */
@@ -64,13 +64,7 @@ describe('replaying a log with its own tools', () => {
         maxResultSizeChars,
         call: async () => 'x'.repeat(300),
       })
-    const saved = new Map<string, string>()
-    const results = {
-      save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
-        saved.set(`/r/${toolUseId}`, content)
-        return `/r/${toolUseId}`
-      },
-    }
+    const { results, readResult } = memoryResults()
     for (const limit of [100, Infinity]) {
       const kernel = testKernel([tool(limit)], { results })
       await kernel.runTurn(assistant(['a', 'Dump', {}]))
@@ -78,7 +72,7 @@ describe('replaying a log with its own tools', () => {
       expect(events.some((e) => e.type === 'tool.budgeted')).toBe(limit === 100)
       const { tools } = toolsForReplay(events, undefined, builtinTools)
       expect(tools[0]?.maxResultSizeChars).toBe(limit)
-      const result = await replay(events, { tools, readResult: (path) => saved.get(path) })
+      const result = await replay(events, { tools, readResult })
       expect(result.ok ? 'ok' : result.divergence.message).toBe('ok')
     }
   })

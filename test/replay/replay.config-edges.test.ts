@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { buildTool, replay, type KernelEvent, type ReplayResult, type Tool, type ToolSource } from '../../src/index.js'
 import { createKernelInternals } from '../../src/kernel.js'
 import { createMemoryLog } from '../../src/index.js'
-import { assistant, counterIds, Echo, fixedClock, testKernel } from '../helpers.js'
+import { assistant, counterIds, Echo, fixedClock, memoryResults, testKernel } from '../helpers.js'
 import { edited, expectOk, Reporting, reportingLog, reseq, without, Writer } from './units-helpers.js'
 
 const divergenceOf = (result: ReplayResult) => {
@@ -293,13 +293,7 @@ describe('the budget of a log written before budget.decided, under its recorded 
         return 'x'.repeat(chars)
       },
     })
-    const saved = new Map<string, string>()
-    const results = {
-      save: async ({ toolUseId }: { toolUseId: string }, content: string) => {
-        saved.set(`/r/${toolUseId}`, content)
-        return `/r/${toolUseId}`
-      },
-    }
+    const { results, readResult } = memoryResults()
     const clock = fixedClock()
     // The older engine, as replay drives it: the first to arrive (b) fits, the second (a) does not.
     const kernel = createKernelInternals(
@@ -320,7 +314,6 @@ describe('the budget of a log written before budget.decided, under its recorded 
     expect(events.filter((e) => e.type === 'tool.budgeted').map((e) => e.toolUseId)).toStrictEqual(['a'])
     // Today's engine would have held both and sent the larger (b) to the store instead. The limit
     // is the one the log recorded (session.configured), unless the caller gives another.
-    const readResult = (path: string) => saved.get(path)
     expectOk(await replay(events, { tools: [Out], readResult }))
     const roomier = await replay(events, { tools: [Out], readResult, messageBudgetChars: 10_000 })
     expect(roomier.ok ? undefined : roomier.divergence.expected).toMatchObject({

@@ -51,6 +51,11 @@ const divergenceOf = (result: ReplayResult) => {
   if (result.ok) throw new Error('expected a divergence')
   return result.divergence
 }
+/** A tool that writes and always asks a person first. */
+const Asks = Object.assign(Object.create(Echo) as Tool, {
+  isReadOnly: () => false,
+  checkPermissions: () => ({ behavior: 'ask', message: 'sure?' }),
+})
 /** The result without the re-executed log (compared on its own where it matters). */
 const withoutLog = ({ log: _log, ...rest }: ReplayResult) => rest
 
@@ -230,10 +235,6 @@ describe('the configuration a log replays with', () => {
   })
 
   it("a call's flags, which older logs lack, are not compared; the decision they went with is", async () => {
-    const Asks = Object.assign(Object.create(Echo) as Tool, {
-      isReadOnly: () => false,
-      checkPermissions: () => ({ behavior: 'ask', message: 'sure?' }),
-    })
     const kernel = testKernel([Asks])
     const first = await kernel.runTurn(assistant(['a', 'Echo', { text: 'x' }]))
     await kernel.answer('a', { behavior: 'allow', digest: first.pending[0]?.digest ?? '' })
@@ -693,14 +694,14 @@ describe('outside answers, each at its recorded moment', () => {
   it('a call that asks in an app with no way to ask (no canUseTool) replays as recorded', async () => {
     // Found by toolkernel/testing: without canUseTool the kernel denies "ask" without a
     // permission.requested event; replay used to supply a canUseTool of its own and so asked.
-    const Asks = Object.assign(Object.create(Echo) as Tool, {
+    const AsksPerson = Object.assign(Object.create(Echo) as Tool, {
       checkPermissions: () => ({ behavior: 'ask', message: 'needs a person' }),
     })
-    const kernel = testKernel([Asks])
+    const kernel = testKernel([AsksPerson])
     await kernel.runTurn(assistant(['q', 'Echo', { text: 'x' }]))
     const events = kernel.log.read()
     expect(events.some((e) => e.type === 'permission.requested')).toBe(false)
-    expectOk(await replay(events, { tools: [Asks] }))
+    expectOk(await replay(events, { tools: [AsksPerson] }))
   })
 
   it('a permission check that breaks its contract (answers nothing) replays as recorded', async () => {
@@ -713,10 +714,6 @@ describe('outside answers, each at its recorded moment', () => {
   })
 
   it("one kernel replays every turn of one kernel's session: a grant of the first turn answers the second", async () => {
-    const Asks = Object.assign(Object.create(Echo) as Tool, {
-      isReadOnly: () => false,
-      checkPermissions: () => ({ behavior: 'ask', message: 'sure?' }),
-    })
     let asked = 0
     const kernel = testKernel([Asks], {
       canUseTool: () => {
@@ -803,11 +800,12 @@ describe('outside answers, each at its recorded moment', () => {
     expect(preview(unread.log)).toContain('…'.repeat(4))
     // Only the preview is the log's: whether the output goes to the store is still decided, and compared.
     const Roomy = Object.assign(Object.create(Echo) as Tool, { maxResultSizeChars: 100 })
-    expect(divergenceOf(await replay(events, { tools: [Roomy] }))).toMatchObject({
+    const roomy = divergenceOf(await replay(events, { tools: [Roomy] }))
+    expect(roomy).toMatchObject({
       expected: { type: 'tool.completed', persisted: true },
       actual: { type: 'tool.completed', toolUseId: 'big' },
     })
-    expect(divergenceOf(await replay(events, { tools: [Roomy] })).actual).not.toHaveProperty('persisted')
+    expect(roomy.actual).not.toHaveProperty('persisted')
   })
 
   it('a saved output it cannot read stands in with its lines too: the budget after it decides as it did', async () => {

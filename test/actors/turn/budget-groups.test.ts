@@ -6,7 +6,7 @@
 import { assert, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildTool, replay, type KernelEvent } from '../../../src/index.js'
-import { assistant, gate, testKernel } from '../../helpers.js'
+import { assistant, gate, memoryResults, testKernel } from '../../helpers.js'
 
 const Big = buildTool({
   name: 'Big',
@@ -103,17 +103,11 @@ describe('a result waiting for its group', () => {
         return 'x'.repeat(chars)
       },
     })
-    const saved = new Map<string, string>()
-    const results = {
-      save: async ({ toolUseId }: { toolUseId: string }, text: string) => (
-        saved.set(`/r/${toolUseId}`, text),
-        `/r/${toolUseId}`
-      ),
-    }
+    const { results, readResult } = memoryResults()
     const kernel = testKernel([Out], { results, messageBudgetChars: 10_000 })
     await kernel.runTurn(assistant(['small', 'Out', { chars: 3_000 }], ['large', 'Out', { chars: 8_000 }]))
     const log = kernel.log.read()
-    const options = { tools: [Out], messageBudgetChars: 10_000, readResult: (path: string) => saved.get(path) }
+    const options = { tools: [Out], messageBudgetChars: 10_000, readResult }
     const ok = await replay(log, options)
     expect(ok.ok ? 'ok' : ok.divergence.message).toBe('ok')
     const decided = log.find((e) => e.type === 'budget.decided') as KernelEvent
@@ -225,13 +219,7 @@ describe('what waits for its group, and what ends the wait', () => {
   })
 
   it('a held call interrupted before its group is decided claims its room alone, and leaves the group', async () => {
-    const saved = new Map<string, string>()
-    const results = {
-      save: async ({ toolUseId }: { toolUseId: string }, text: string) => (
-        saved.set(`/r/${toolUseId}`, text),
-        `/r/${toolUseId}`
-      ),
-    }
+    const { saved, results, readResult } = memoryResults()
     const kernel = testKernel([Stuck, printer('Out')], { results, messageBudgetChars: 1_500 })
     const controller = new AbortController()
     const turn = kernel.runTurn(assistant(['big', 'Out', { chars: 2_000 }], ['stuck', 'Stuck', {}]), {
@@ -247,7 +235,7 @@ describe('what waits for its group, and what ends the wait', () => {
     const replayed = await replay(kernel.log.read(), {
       tools: [Stuck, printer('Out')],
       messageBudgetChars: 1_500,
-      readResult: (path: string) => saved.get(path),
+      readResult,
     })
     expect(replayed.ok ? 'ok' : replayed.divergence.message).toBe('ok')
   })
