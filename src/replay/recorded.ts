@@ -9,6 +9,7 @@ import type { PermissionAnswer } from '../permissions/policy.js'
 import type { GrantScope } from '../permissions/grants.js'
 import { validateInputPrefix } from '../tools/result-text.js'
 import { isPersisted } from '../events/tool-call.steps.js'
+import { previewLineCount } from '../actors/turn/budget.js'
 
 export interface RecordedCall {
   /** The tool that ran the call (`tool.parsed`). */
@@ -148,15 +149,11 @@ export function indexRecording(events: readonly KernelEvent[]): Recording {
   return { calls, turnIds }
 }
 
-/** The notice a preview opens with (previewOf, src/actors/turn/budget.ts): the output's characters and lines. */
-const PREVIEW_NOTICE = /^Output (?:too large to show whole|over its size limit) \(\d+ characters, (\d+) lines\)/
-
-/** The output's line count the preview in `block` gives, if it is one. */
+/** The output's line count the preview in `block` gives, if it is one (its first text). */
 function previewLines(block: ToolResultBlock): number | undefined {
   const first = typeof block.content === 'string' ? block.content : block.content.find((part) => part.type === 'text')
   const text = typeof first === 'string' ? first : first?.type === 'text' ? first.text : undefined
-  const found = text === undefined ? null : PREVIEW_NOTICE.exec(text)
-  return found === null ? undefined : Number(found[1])
+  return text === undefined ? undefined : previewLineCount(text)
 }
 
 function isParsedOf(event: KernelEvent | undefined, toolUseId: string): boolean {

@@ -97,6 +97,23 @@ export function claimTogether(budget: TurnBudget, fresh: readonly Fresh[]): Set<
 /** What a preview adds around the output's ends, past its first line: headings and the omitted count. */
 const FRAME_CHARS = 100
 
+/** How a preview opens: the output was too large for the message, or over its tool's own limit. */
+const TOO_LARGE = 'Output too large to show whole'
+const OVER_LIMIT = 'Output over its size limit'
+const PREVIEW_SIZES = new RegExp(`^(?:${TOO_LARGE}|${OVER_LIMIT}) \\(\\d+ characters, (\\d+) lines\\)`)
+
+/**
+ * The output's line count a preview's notice gives, when `text` is a preview (previewOf); replay
+ * stands in for a saved output it cannot read with one of the same size.
+ *
+ * @example
+ * previewLineCount('Output too large to show whole (60 characters, 12 lines); …') // 12
+ */
+export function previewLineCount(text: string): number | undefined {
+  const found = PREVIEW_SIZES.exec(text)
+  return found === null ? undefined : Number(found[1])
+}
+
 /**
  * The preview the model gets instead of the whole output: its first and last PREVIEW_CHARS, fewer
  * when that would make the preview as long as the output, and, when the output was saved, fewer
@@ -111,11 +128,11 @@ export function previewOf(text: string, path: string | undefined, saveError?: st
       ? `the full output is saved to ${path} — read parts of it with Read (offset and limit) or search it with Grep`
       : `it could not be saved (${saveError ?? 'no result store'})`
   const sizes = `(${text.length} characters, ${lines} lines); ${where}`
-  const notice = `Output too large to show whole ${sizes}${path === undefined ? ', so only its beginning and end are shown' : ''}`
+  const notice = `${TOO_LARGE} ${sizes}${path === undefined ? ', so only its beginning and end are shown' : ''}`
   // the characters of each end that keep the preview within `chars`
   const within = (chars: number): number => Math.floor((chars - notice.length - FRAME_CHARS) / 2)
   const ends = Math.min(PREVIEW_CHARS, within(text.length))
-  if (ends <= 0) return `Output over its size limit ${sizes}. It is short enough to show whole:\n\n${text}`
+  if (ends <= 0) return `${OVER_LIMIT} ${sizes}. It is short enough to show whole:\n\n${text}`
   const side = path === undefined ? ends : Math.min(ends, within(room))
   if (side <= 0) return `${notice}; this message has no room left to show any of it.`
   return [
