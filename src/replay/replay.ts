@@ -108,10 +108,11 @@ function writtenBefore02(configured: EventOf<'session.configured'> | undefined):
 /** A recorded save that failed: replay's result store fails the same way. */
 class SaveFailed extends Error {}
 
-/** Output marker for a result the recording persisted: replay maps it from the saved text (savedOutputs). */
-const PERSISTED = Symbol('persisted output')
-/** Output marker for a result whose size alone the recording kept (it was held when the process died). */
-const HELD = Symbol('held output')
+/**
+ * Output marker for a result whose text the log does not hold: output it persisted (the saved text,
+ * or its stand-in; savedOutputs) or held when the process died (its size alone).
+ */
+const KEPT_OUT = Symbol('output kept out of the log')
 
 const REPLAY_OPTIONS = optionNames<ReplayOptions>()(
   'tools',
@@ -498,7 +499,8 @@ function recordedTool(tool: Tool, now: Current, switches: boolean, described: bo
       if (failed !== undefined) throw standInError(failed.error, failed.errorClass)
       const completion = recorded?.completion
       // The process died while its result waited for its siblings': the log has only its size.
-      if (completion === undefined && recorded?.heldChars !== undefined) return { [HELD]: recorded.heldChars }
+      if (completion === undefined && recorded?.heldChars !== undefined)
+        return { [KEPT_OUT]: '…'.repeat(recorded.heldChars) }
       if (completion === undefined) return await new Promise(() => {})
       if ('error' in completion) {
         const prefix = toolErrorPrefix(tool.name, 'attempts' in completion ? completion.attempts : undefined)
@@ -507,7 +509,7 @@ function recordedTool(tool: Tool, now: Current, switches: boolean, described: bo
           'errorClass' in completion ? completion.errorClass : undefined,
         )
       }
-      const output = 'persisted' in completion ? { [PERSISTED]: now.saved.get(id) } : completion.output
+      const output = 'persisted' in completion ? { [KEPT_OUT]: now.saved.get(id) } : completion.output
       // The context change the call returned, handed back so the engine decides on it again.
       const change = now.changes.get(context.toolUseId)
       return change === undefined ? output : changeContext(output, change as ContextChange)
@@ -515,13 +517,9 @@ function recordedTool(tool: Tool, now: Current, switches: boolean, described: bo
     // Output the log kept only the size or the file of is mapped as the recording's block was:
     // that text (or as many `…`), an error block if it was one.
     mapToolResultToToolResultBlockParam: (output: unknown, toolUseId: string) => {
-      const isError = now.recording.calls.get(toolUseId)?.mappedError === true
-      if (output !== null && typeof output === 'object' && HELD in output) {
-        const chars = (output as { [HELD]: number })[HELD]
-        return toolResultBlock(toolUseId, '…'.repeat(chars), isError)
-      }
-      if (output !== null && typeof output === 'object' && PERSISTED in output) {
-        return toolResultBlock(toolUseId, (output as { [PERSISTED]: string })[PERSISTED], isError)
+      if (output !== null && typeof output === 'object' && KEPT_OUT in output) {
+        const isError = now.recording.calls.get(toolUseId)?.mappedError === true
+        return toolResultBlock(toolUseId, (output as { [KEPT_OUT]: string })[KEPT_OUT], isError)
       }
       return tool.mapToolResultToToolResultBlockParam(output, toolUseId)
     },
