@@ -56,14 +56,11 @@ export async function replayCommand(
   if (unused.length > 0) out(`(--tools: ${unused.join(', ')} not among this log's tools, so not used)`)
   const result = await replay(events, { tools, inputNotChecked: standIns })
   out('')
-  const notChecked = result.notChecked ?? []
-  reportNotChecked(notChecked, out)
+  const { inputs, previews } = reportNotChecked(result.notChecked ?? [], out)
   if (!result.ok) {
     out(`Determinism check: DIVERGENCE in turn ${result.divergence.turnId} ${result.divergence.message}`)
     return 1
   }
-  const inputs = notChecked.filter((item) => item.step !== 'budget').length
-  const previews = notChecked.length - inputs
   const left = [
     ...(inputs === 0 ? [] : [`${inputs} input check(s)`]),
     ...(previews === 0 ? [] : [`${previews} saved output preview(s)`]),
@@ -84,31 +81,30 @@ const CHECKED_AT: Record<string, string> = {
 }
 
 /**
- * The checks replay left to the log, one line each: the input checks the stand-ins could not make,
- * with what the log says they found, and the previews of saved output it could not read back.
+ * The checks replay left to the log, one line each: the previews of saved output it could not read
+ * back, and the input checks the stand-ins could not make, with what the log says they found.
+ * Returns how many of each.
  */
-function reportNotChecked(items: readonly NotChecked[], out: Out): void {
+function reportNotChecked(items: readonly NotChecked[], out: Out): { inputs: number; previews: number } {
+  const where = (item: NotChecked) => `${item.toolUseId} ${item.tool} (turn ${item.turnId}, event ${item.position})`
   const previews = items.filter((item) => item.step === 'budget')
+  const inputs = items.filter((item) => item.step !== 'budget')
   if (previews.length > 0) {
     out('Not checked — previews of output replay could not read back (replay where the result store is):')
-    for (const item of previews)
-      out(
-        `  not checked: ${item.toolUseId} ${item.tool} (turn ${item.turnId}, event ${item.position}): ${item.message}`,
-      )
+    for (const item of previews) out(`  not checked: ${where(item)}: ${item.message}`)
     out('')
   }
-  const inputs = items.filter((item) => item.step !== 'budget')
-  if (inputs.length === 0) return
-  out('Not checked — pass --tools to check:')
-  for (const item of inputs) {
-    const found = item.message.replace(/\s*\n\s*/g, ' ')
-    const shown = found.length > 200 ? `${found.slice(0, 200)}…` : found
-    const check = CHECKED_AT[item.step] ?? `input validation (${item.step})`
-    out(
-      `  not checked: ${item.toolUseId} ${item.tool} (turn ${item.turnId}, event ${item.position}): ${check} — the log says: ${shown}`,
-    )
+  if (inputs.length > 0) {
+    out('Not checked — pass --tools to check:')
+    for (const item of inputs) {
+      const found = item.message.replace(/\s*\n\s*/g, ' ')
+      const shown = found.length > 200 ? `${found.slice(0, 200)}…` : found
+      const check = CHECKED_AT[item.step] ?? `input validation (${item.step})`
+      out(`  not checked: ${where(item)}: ${check} — the log says: ${shown}`)
+    }
+    out('')
   }
-  out('')
+  return { inputs: inputs.length, previews: previews.length }
 }
 
 /**
